@@ -1,0 +1,46 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Every element lives in its own folder under plugins/ and is its own target.
+let elementTargets = ["TranscriptSink"]
+
+let package = Package(
+    name: "parley",
+    platforms: [.macOS(.v15)],
+    products: [
+        // The GStreamer plugin: gst-launch-1.0 and gst-inspect-1.0 load it by
+        // this file name (libgstparley.so, plugin name "parley").
+        .library(name: "gstparley", type: .dynamic, targets: ["GstParley"]),
+        // Embedding API: elements registered in-process, no .so needed.
+        .library(name: "Parley", targets: ["Parley"]),
+        .executable(name: "parley", targets: ["parley"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGStreamer", path: "Sources/CGStreamer", pkgConfig: "gstreamer-audio-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        .target(
+            name: "GstBridge", dependencies: ["CGStreamer"], path: "Sources/GstBridge",
+            cSettings: [.headerSearchPath("../CGStreamer")]),
+        .target(name: "ParleyCore", path: "Sources/ParleyCore"),
+        .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/GstKit"),
+        .target(
+            name: "GstParley",
+            dependencies: ["GstKit"] + elementTargets.map { .target(name: $0) },
+            path: "plugins/GstParley"),
+        .target(name: "Parley", dependencies: ["GstKit", "GstParley", "ParleyCore"], path: "Sources/Parley"),
+        .executableTarget(
+            name: "parley",
+            dependencies: ["Parley", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/parley"),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], path: "Tests/ParleyCoreTests"),
+        .testTarget(
+            name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore"], path: "Tests/ParleyTests"),
+    ] + elementTargets.map {
+        .target(name: $0, dependencies: ["GstKit", "ParleyCore"], path: "plugins/\($0)")
+    },
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,91 @@
+import CGStreamer
+import GstBridge
+
+/// Where a GST_ELEMENT_ERROR belongs, as gst's error domains.
+public enum ErrorDomain: Sendable {
+    case core, library, resource, stream
+
+    var quark: GQuark {
+        switch self {
+        case .core: gst_core_error_quark()
+        case .library: gst_library_error_quark()
+        case .resource: gst_resource_error_quark()
+        case .stream: gst_stream_error_quark()
+        }
+    }
+}
+
+/// An error or warning for the bus: a sentence a user can act on, plus details
+/// for developers. Never put secrets in either.
+public struct ElementMessageText: Error, Sendable, CustomStringConvertible {
+    public var domain: ErrorDomain
+    public var code: Int32
+    public var text: String
+    public var debug: String?
+
+    public init(_ text: String, debug: String? = nil, domain: ErrorDomain = .library, code: Int32 = 1) {
+        self.text = text
+        self.debug = debug
+        self.domain = domain
+        self.code = code
+    }
+
+    /// GST_RESOURCE_ERROR_SETTINGS: a property the user set is wrong.
+    public static func settings(_ text: String, debug: String? = nil) -> ElementMessageText {
+        ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_SETTINGS.rawValue))
+    }
+
+    public static func openWrite(_ text: String, debug: String? = nil) -> ElementMessageText {
+        ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_OPEN_WRITE.rawValue))
+    }
+
+    public static func stream(_ text: String, debug: String? = nil) -> ElementMessageText {
+        ElementMessageText(text, debug: debug, domain: .stream, code: Int32(GST_STREAM_ERROR_FAILED.rawValue))
+    }
+
+    public var description: String { text }
+}
+
+/// The GstElement a Swift element implements. Unowned: the GstElement owns
+/// the Swift object, so the handle is valid for the Swift object's lifetime.
+public struct ElementHandle: @unchecked Sendable {
+    public let pointer: UnsafeMutablePointer<GstElement>
+    public init(_ pointer: UnsafeMutablePointer<GstElement>) { self.pointer = pointer }
+
+    var objectPointer: UnsafeMutablePointer<GstObject> {
+        UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstObject.self)
+    }
+
+    public var name: String { String(cString: parley_object_name(pointer)) }
+    public var sinkPad: Pad? { parley_element_sink_pad(pointer).map(Pad.init) }
+    public var srcPad: Pad? { parley_element_src_pad(pointer).map(Pad.init) }
+
+    /// GST_ELEMENT_ERROR: posts an error message; the application stops the pipeline.
+    public func postError(_ error: ElementMessageText, file: String = #fileID, function: String = #function, line: Int = #line) {
+        post(GST_MESSAGE_ERROR, error, file: file, function: function, line: line)
+    }
+
+    /// GST_ELEMENT_WARNING.
+    public func postWarning(_ warning: ElementMessageText, file: String = #fileID, function: String = #function, line: Int = #line) {
+        post(GST_MESSAGE_WARNING, warning, file: file, function: function, line: line)
+    }
+
+    /// GST_ELEMENT_INFO.
+    public func postInfo(_ info: ElementMessageText, file: String = #fileID, function: String = #function, line: Int = #line) {
+        post(GST_MESSAGE_INFO, info, file: file, function: function, line: line)
+    }
+
+    private func post(_ type: GstMessageType, _ message: ElementMessageText, file: String, function: String, line: Int) {
+        // gst takes ownership of both strings, which must come from g_malloc.
+        gst_element_message_full(pointer, type, message.domain.quark, gint(message.code),
+                                 g_strdup(message.text), message.debug.map { g_strdup($0) } ?? nil,
+                                 file, function, gint(line))
+    }
+
+    /// Posts an element message (e.g. `parley/latency`) on the bus.
+    @discardableResult
+    public func postElementMessage(_ structure: Structure) -> Bool {
+        let message = gst_message_new_element(objectPointer, structure.makeGstStructure())
+        return gst_element_post_message(pointer, message) != 0
+    }
+}

@@ -1,0 +1,57 @@
+import CGStreamer
+import GstBridge
+
+/// Owns one reference to a GstEvent.
+public final class Event: @unchecked Sendable, CustomStringConvertible {
+    public let pointer: UnsafeMutablePointer<GstEvent>
+
+    public init(taking pointer: UnsafeMutablePointer<GstEvent>) { self.pointer = pointer }
+    deinit { parley_event_unref(pointer) }
+
+    public var type: GstEventType { pointer.pointee.type }
+    public var typeName: String { String(cString: gst_event_type_get_name(type)) }
+    public var isSerialized: Bool { type.rawValue & GST_EVENT_TYPE_SERIALIZED.rawValue != 0 }
+
+    /// The event's structure (custom events carry their payload there).
+    public var structure: Structure? {
+        gst_event_get_structure(pointer).map { Structure(borrowing: $0) }
+    }
+
+    public var structureName: String? {
+        gst_event_get_structure(pointer).map { String(cString: gst_structure_get_name($0)) }
+    }
+
+    public var description: String {
+        structure.map { "\(typeName) \($0)" } ?? typeName
+    }
+
+    public func transferOwnership() -> UnsafeMutablePointer<GstEvent> { parley_event_ref(pointer) }
+
+    /// The caps of a CAPS event.
+    public var caps: Caps? {
+        guard type == GST_EVENT_CAPS else { return nil }
+        var caps: UnsafeMutablePointer<GstCaps>?
+        gst_event_parse_caps(pointer, &caps)
+        return caps.map { Caps(borrowing: $0) }
+    }
+
+    /// A custom serialized downstream event carrying `structure`.
+    public static func customDownstream(_ structure: Structure) -> Event {
+        Event(taking: gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM, structure.makeGstStructure()))
+    }
+
+    public static func eos() -> Event { Event(taking: gst_event_new_eos()) }
+
+    public static func caps(_ caps: Caps) -> Event { Event(taking: gst_event_new_caps(caps.pointer)) }
+
+    public static func streamStart(_ id: String) -> Event { Event(taking: gst_event_new_stream_start(id)) }
+
+    /// A TIME segment starting at `start`.
+    public static func timeSegment(start: UInt64 = 0) -> Event {
+        var segment = GstSegment()
+        gst_segment_init(&segment, GST_FORMAT_TIME)
+        segment.start = guint64(start)
+        segment.time = guint64(start)
+        return Event(taking: gst_event_new_segment(&segment))
+    }
+}

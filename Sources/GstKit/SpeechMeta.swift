@@ -1,0 +1,69 @@
+import CGStreamer
+import GstBridge
+import ParleyCore
+
+/// `ParleySpeechMeta` as a Swift value: which segment a buffer belongs to,
+/// what it is (partial, final, failed, skipped), its language and the
+/// latency stamps stages have put on it.
+public struct SpeechMeta: Sendable, Equatable {
+    public var segmentID: UInt64
+    public var status: SpeechStatus
+    /// BCP-47, empty when unknown.
+    public var language: String
+    /// Speech end in the audio's own time (ns), or `Gst.clockTimeNone`.
+    public var speechEndAudioTime: UInt64
+    /// CLOCK_MONOTONIC nanoseconds, 0 where the stage has not stamped.
+    public var stamps: [LatencyStamp: UInt64]
+
+    public init(segmentID: UInt64, status: SpeechStatus = .final, language: String = "",
+                speechEndAudioTime: UInt64 = Gst.clockTimeNone, stamps: [LatencyStamp: UInt64] = [:]) {
+        self.segmentID = segmentID
+        self.status = status
+        self.language = language
+        self.speechEndAudioTime = speechEndAudioTime
+        self.stamps = stamps
+    }
+
+    /// Stamps `stage` with the monotonic clock now, unless it is stamped already.
+    public mutating func stamp(_ stage: LatencyStamp, at time: UInt64 = MonotonicClock.nanoseconds()) {
+        if stamps[stage] == nil { stamps[stage] = time }
+    }
+}
+
+extension Buffer {
+    /// The speech meta on this buffer, if any.
+    public var speechMeta: SpeechMeta? {
+        guard let meta = parley_buffer_get_speech_meta(pointer) else { return nil }
+        var stamps: [LatencyStamp: UInt64] = [:]
+        withUnsafeBytes(of: meta.pointee.stamps) { raw in
+            let values = raw.bindMemory(to: UInt64.self)
+            for stage in LatencyStamp.allCases where values[stage.rawValue] != 0 {
+                stamps[stage] = values[stage.rawValue]
+            }
+        }
+        let language = withUnsafeBytes(of: meta.pointee.language) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return SpeechMeta(segmentID: UInt64(meta.pointee.segment_id),
+                          status: SpeechStatus(rawValue: meta.pointee.status) ?? .final,
+                          language: language, speechEndAudioTime: UInt64(meta.pointee.speech_end_audio),
+                          stamps: stamps)
+    }
+
+    /// Adds or replaces the speech meta (the buffer must be writable).
+    public func setSpeechMeta(_ value: SpeechMeta) {
+        let meta = parley_buffer_get_speech_meta(pointer) ?? parley_buffer_add_speech_meta(pointer)!
+        meta.pointee.segment_id = guint64(value.segmentID)
+        meta.pointee.status = value.status.rawValue
+        meta.pointee.speech_end_audio = GstClockTime(value.speechEndAudioTime)
+        withUnsafeMutableBytes(of: &meta.pointee.language) { raw in
+            raw.initializeMemory(as: UInt8.self, repeating: 0)
+            let bytes = Array(value.language.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+        }
+        withUnsafeMutableBytes(of: &meta.pointee.stamps) { raw in
+            let values = raw.bindMemory(to: UInt64.self)
+            for stage in LatencyStamp.allCases { values[stage.rawValue] = value.stamps[stage] ?? 0 }
+        }
+    }
+}

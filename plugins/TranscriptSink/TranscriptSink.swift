@@ -1,0 +1,161 @@
+// transcriptsink: writes text results to a file (or stdout) as plain text,
+// JSON Lines or SubRip subtitles, so transcripts can be saved and replayed.
+//
+//     gst-launch-1.0 -e filesrc location=notes.txt ! text/x-raw,format=utf8 \
+//         ! transcriptsink location=notes.srt format=srt
+//
+// Partial results are skipped unless `finals-only=false`: a saved transcript
+// holds what the recogniser settled on. Buffers with no ParleySpeechMeta count
+// as finals (plain text from any GStreamer element).
+import CGStreamer
+import Foundation
+import GstKit
+import ParleyCore
+import Synchronization
+
+public enum TranscriptFormat: Int, Sendable, CaseIterable {
+    case text = 0, jsonl = 1, srt = 2
+
+    static let values = [
+        EnumValue(0, "text", "One line of text per result"),
+        EnumValue(1, "jsonl", "One JSON object per result (segment, status, language, start, end, text)"),
+        EnumValue(2, "srt", "SubRip subtitles timed by the results' timestamps"),
+    ]
+}
+
+public final class TranscriptSinkElement: Element {
+    public static let DEFAULT_LOCATION: String? = nil
+    public static let DEFAULT_FORMAT = TranscriptFormat.text
+    public static let DEFAULT_FINALS_ONLY = true
+    public static let DEFAULT_APPEND = false
+
+    public static let metadata = ElementMetadata(
+        factoryName: "transcriptsink", typeName: "GstParleyTranscriptSink",
+        longName: "Transcript sink", klass: "Sink/Text",
+        description: "Writes transcripts and translations to a file as text, JSON Lines or SRT subtitles")
+    public static let kind = ElementKind.sink
+    public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
+    public static let properties = [
+        PropertySpec("location", nick: "Location",
+                     blurb: "File to write to; unset or \"-\" writes to standard output",
+                     .string(default: DEFAULT_LOCATION)),
+        PropertySpec("format", nick: "Format", blurb: "How each result is written",
+                     .enumeration(typeName: "GstParleyTranscriptFormat", values: TranscriptFormat.values,
+                                  default: DEFAULT_FORMAT.rawValue)),
+        PropertySpec("finals-only", nick: "Finals only",
+                     blurb: "Skip partial results (read from ParleySpeechMeta); failed and skipped segments are never written",
+                     .bool(default: DEFAULT_FINALS_ONLY)),
+        PropertySpec("append", nick: "Append", blurb: "Append to the file instead of replacing it",
+                     .bool(default: DEFAULT_APPEND)),
+        PropertySpec("results-written", nick: "Results written", blurb: "Results written since the element started",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+    ]
+
+    struct Settings {
+        var location = DEFAULT_LOCATION
+        var format = DEFAULT_FORMAT
+        var finalsOnly = DEFAULT_FINALS_ONLY
+        var append = DEFAULT_APPEND
+    }
+
+    struct State {
+        var output: FileHandle?
+        var ownsOutput = false
+        var cueNumber = 0
+        var settings = Settings()
+    }
+
+    static let log = DebugCategory("transcriptsink", description: "Parley transcript sink")
+
+    public let element: ElementHandle
+    private let settings = Mutex(Settings())
+    private let state = Mutex(State())
+    private let written = Atomic<UInt64>(0)
+
+    public init(element: ElementHandle) { self.element = element }
+
+    public func property(named name: String) -> PropertyValue {
+        let current = settings.withLock { $0 }
+        switch name {
+        case "location": return .string(current.location)
+        case "format": return .enumeration(current.format.rawValue)
+        case "finals-only": return .bool(current.finalsOnly)
+        case "append": return .bool(current.append)
+        case "results-written": return .uint64(written.load(ordering: .relaxed))
+        default: return .int(0)
+        }
+    }
+
+    public func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            switch name {
+            case "location": settings.location = value.string
+            case "format": settings.format = TranscriptFormat(rawValue: value.int) ?? Self.DEFAULT_FORMAT
+            case "finals-only": settings.finalsOnly = value.bool
+            case "append": settings.append = value.bool
+            default: break
+            }
+        }
+    }
+
+    public func start() -> Bool {
+        let current = settings.withLock { $0 }
+        written.store(0, ordering: .relaxed)
+        do {
+            let (handle, owned) = try Self.open(current)
+            state.withLock { $0 = State(output: handle, ownsOutput: owned, settings: current) }
+            Self.log.info("writing \(current.format) to \(current.location ?? "stdout")", object: element)
+            return true
+        } catch {
+            element.postError(.openWrite("Could not open \"\(current.location ?? "")\" for writing: \(error.localizedDescription)",
+                                         debug: "property location"))
+            return false
+        }
+    }
+
+    private static func open(_ settings: Settings) throws -> (FileHandle, Bool) {
+        guard let location = settings.location, location != "-", !location.isEmpty else {
+            return (FileHandle.standardOutput, false)
+        }
+        let url = URL(fileURLWithPath: location)
+        if settings.append, FileManager.default.fileExists(atPath: location) {
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.seekToEnd()
+            return (handle, true)
+        }
+        guard FileManager.default.createFile(atPath: location, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: location])
+        }
+        return (try FileHandle(forWritingTo: url), true)
+    }
+
+    public func stop() -> Bool {
+        state.withLock { state in
+            if state.ownsOutput { try? state.output?.close() }
+            state.output = nil
+        }
+        return true
+    }
+
+    public func render(buffer: Buffer) -> GstFlowReturn {
+        let meta = buffer.speechMeta
+        let text = buffer.text
+        return state.withLock { state -> GstFlowReturn in
+            let status = meta?.status ?? .final
+            if status == .failed || status == .skipped { return FlowReturn.ok }
+            if status == .partial && state.settings.finalsOnly { return FlowReturn.ok }
+            state.cueNumber += 1
+            let line = TranscriptFormatter.format(
+                text, format: state.settings.format, cue: state.cueNumber, meta: meta,
+                start: buffer.pts, duration: buffer.duration)
+            do {
+                try state.output?.write(contentsOf: Data(line.utf8))
+            } catch {
+                element.postError(.openWrite("Could not write the transcript: \(error.localizedDescription)"))
+                return FlowReturn.error
+            }
+            written.add(1, ordering: .relaxed)
+            return FlowReturn.ok
+        }
+    }
+}
