@@ -15,7 +15,7 @@ final class LockedDictionary<Key: Hashable & Sendable, Value>: Sendable {
 }
 
 /// For values that are immutable once published (class descriptions).
-struct UnsafeSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+public struct UnsafeSendable<Value>: @unchecked Sendable {
+    public let value: Value
+    public init(_ value: Value) { self.value = value }
 }

@@ -1,1 +1,36 @@
+import CGStreamer
+import GstBridge
 import GstKit
+import GstParley
+import Synchronization
+
+/// Entry point of the embedding API.
+public enum Parley {
+    /// Initializes GStreamer and registers every Parley element in this
+    /// process (no libgstparley.so needed). Idempotent.
+    public static func initialize() {
+        _ = registered
+    }
+
+    private static let registered: Bool = {
+        Gst.initialize()
+        // Registered without a plugin: these features replace any of the same
+        // name that a libgstparley.so on GST_PLUGIN_PATH put in the registry,
+        // so the .so is never loaded next to the in-process copy.
+        return registerParleyElements(nil)
+    }()
+
+    /// Registers an application's own elements in this process.
+    @discardableResult
+    public static func register(_ types: [any Element.Type]) -> Bool {
+        initialize()
+        return types.allSatisfy { registerOne($0) }
+    }
+
+    private static func registerOne(_ type: any Element.Type) -> Bool {
+        registerElement(type, plugin: nil)
+    }
+
+    /// Names of the element factories Parley provides.
+    public static var elementNames: [String] { parleyElements.map { $0.metadata.factoryName } }
+}

@@ -42,7 +42,8 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
 
     public enum Delivery: Sendable {
         case completed(ticket: UInt64, output: Output, queueWait: UInt64)
-        case skipped(ticket: UInt64, reason: SkipReason)
+        /// `output` is what the submitter said stands in for a skipped item.
+        case skipped(ticket: UInt64, reason: SkipReason, output: Output)
         case event(Event)
     }
 
@@ -69,6 +70,7 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         public var maxQueueWait: UInt64 = 0
         /// Total time submitters spent blocked on a full queue, ns.
         public var totalBlocked: UInt64 = 0
+        public init() {}
     }
 
     private enum SlotState {
@@ -83,6 +85,7 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         let ticket: UInt64
         let submittedAt: UInt64
         var state: SlotState
+        var ifSkipped: (@Sendable (SkipReason) -> Output)? = nil
         var holdsPayload: Bool {
             switch state {
             case .waiting, .running, .done: true
@@ -112,9 +115,11 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         return stats
     }
 
-    /// Queues `work`. With `.block`, waits while the queue is full.
+    /// Queues `work`. With `.block`, waits while the queue is full. If the
+    /// policy skips the item, `ifSkipped` makes the output delivered in its place.
     @discardableResult
-    public func submit(_ work: @escaping @Sendable () async -> Output) -> SubmitOutcome {
+    public func submit(_ work: @escaping @Sendable () async -> Output,
+                       ifSkipped: @escaping @Sendable (SkipReason) -> Output) -> SubmitOutcome {
         condition.lock()
         defer { condition.unlock() }
         if flushing || closed { return .flushing }
@@ -137,16 +142,17 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
                     dropped = (slots[index].ticket, .droppedOldest)
                     condition.broadcast()
                 } else {
-                    return appendSkipped(reason: .droppedNewest)
+                    return appendSkipped(reason: .droppedNewest, ifSkipped: ifSkipped)
                 }
             case .dropNewest:
-                return appendSkipped(reason: .droppedNewest)
+                return appendSkipped(reason: .droppedNewest, ifSkipped: ifSkipped)
             }
         }
         let ticket = nextTicket
         nextTicket += 1
         stats.submitted += 1
-        slots.append(Slot(ticket: ticket, submittedAt: MonotonicClock.nanoseconds(), state: .waiting(work: work)))
+        slots.append(Slot(ticket: ticket, submittedAt: MonotonicClock.nanoseconds(), state: .waiting(work: work),
+                          ifSkipped: ifSkipped))
         stats.depth += 1
         stats.maxDepth = max(stats.maxDepth, stats.depth)
         startWaitingWork()
@@ -185,7 +191,7 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
                 case .skipped(let reason):
                     slots.removeFirst()
                     condition.broadcast()
-                    return .skipped(ticket: head.ticket, reason: reason)
+                    return .skipped(ticket: head.ticket, reason: reason, output: head.ifSkipped!(reason))
                 case .event(let event):
                     slots.removeFirst()
                     condition.broadcast()
@@ -247,12 +253,13 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
     }
 
     /// Caller holds the lock.
-    private func appendSkipped(reason: SkipReason) -> SubmitOutcome {
+    private func appendSkipped(reason: SkipReason, ifSkipped: @escaping @Sendable (SkipReason) -> Output) -> SubmitOutcome {
         let ticket = nextTicket
         nextTicket += 1
         stats.submitted += 1
         stats.skipped += 1
-        slots.append(Slot(ticket: ticket, submittedAt: MonotonicClock.nanoseconds(), state: .skipped(reason)))
+        slots.append(Slot(ticket: ticket, submittedAt: MonotonicClock.nanoseconds(), state: .skipped(reason),
+                          ifSkipped: ifSkipped))
         condition.broadcast()
         return .acceptedWithDrop(ticket: ticket, skipped: ticket, reason: reason)
     }

@@ -1,0 +1,192 @@
+import CGStreamer
+import Foundation
+import GstBridge
+import ParleyCore
+import Synchronization
+
+/// What one piece of async work produces: buffers to push, in order, and
+/// what to tell the application about it.
+public struct StageOutput: Sendable {
+    public var buffers: [Buffer]
+    public var warning: ElementMessageText?
+    public var messages: [Structure]
+
+    public init(buffers: [Buffer] = [], warning: ElementMessageText? = nil, messages: [Structure] = []) {
+        self.buffers = buffers
+        self.warning = warning
+        self.messages = messages
+    }
+}
+
+/// The queue settings every network element exposes as properties.
+public enum QueueProperties {
+    public static let DEFAULT_MAX_IN_FLIGHT = 2
+    public static let DEFAULT_MAX_PENDING = 16
+    public static let DEFAULT_POLICY = QueuePolicy.block
+
+    public static let policyValues = [
+        EnumValue(0, "block", "Wait for room: back-pressure reaches the source"),
+        EnumValue(1, "drop-oldest", "Skip the oldest segment not yet started"),
+        EnumValue(2, "drop-newest", "Skip the new segment"),
+    ]
+
+    public static func policy(_ value: Int) -> QueuePolicy {
+        [QueuePolicy.block, .dropOldest, .dropNewest][min(max(value, 0), 2)]
+    }
+
+    public static func value(_ policy: QueuePolicy) -> Int {
+        switch policy {
+        case .block: 0
+        case .dropOldest: 1
+        case .dropNewest: 2
+        }
+    }
+
+    public static let specs = [
+        PropertySpec("max-in-flight", nick: "Max in flight", blurb: "Requests running at once",
+                     .int(default: DEFAULT_MAX_IN_FLIGHT, range: 1...64)),
+        PropertySpec("max-pending", nick: "Max pending",
+                     blurb: "Segments that may wait for a free request slot (or a result for the oldest) before queue-policy applies",
+                     .int(default: DEFAULT_MAX_PENDING, range: 0...10_000)),
+        PropertySpec("queue-policy", nick: "Queue policy", blurb: "What to do with a new segment when the queue is full",
+                     .enumeration(typeName: "GstParleyQueuePolicy", values: policyValues, default: value(DEFAULT_POLICY))),
+        PropertySpec("queue-depth", nick: "Queue depth",
+                     blurb: "Segments queued, running or waiting to be pushed right now",
+                     .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
+        PropertySpec("max-queue-depth", nick: "Max queue depth", blurb: "Highest queue depth since the element started",
+                     .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
+        PropertySpec("queue-wait-ms", nick: "Queue wait",
+                     blurb: "Mean time a segment waited for a request slot since the element started, in ms",
+                     .double(default: 0, range: 0...Double.greatestFiniteMagnitude), flags: .readOnly),
+        PropertySpec("blocked-ms", nick: "Blocked",
+                     blurb: "Time the streaming thread spent waiting for room in the queue (queue-policy=block), in ms",
+                     .double(default: 0, range: 0...Double.greatestFiniteMagnitude), flags: .readOnly),
+    ]
+}
+
+/// The async half of a network element: work submitted from the streaming
+/// thread runs concurrently through an `OrderedWorkQueue`, and its results,
+/// with the serialized events between them, are pushed in order from one
+/// dedicated thread (never from Swift's cooperative pool, since pushing blocks).
+public final class AsyncStage: @unchecked Sendable {
+    // @unchecked: `queue`/`thread` are set in start() and cleared in stop(),
+    // both on the state-change thread; everything else is behind locks.
+    public typealias Queue = OrderedWorkQueue<StageOutput, Event>
+
+    private let element: ElementHandle
+    private let log: DebugCategory
+    private var queue: Queue?
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    private let lastFlow = Mutex<GstFlowReturn>(FlowReturn.ok)
+    private let lastStatistics = Mutex(Queue.Statistics())
+
+    public init(element: ElementHandle, log: DebugCategory) {
+        self.element = element
+        self.log = log
+    }
+
+    /// Starts the push thread (READY→PAUSED).
+    public func start(_ configuration: Queue.Configuration) {
+        let queue = Queue(configuration)
+        self.queue = queue
+        lastFlow.withLock { $0 = FlowReturn.ok }
+        let thread = Thread { [self] in pushLoop(queue) }
+        thread.name = "\(element.name):push"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Cancels everything and joins the push thread (PAUSED→READY).
+    public func stop() {
+        guard let queue else { return }
+        lastStatistics.withLock { $0 = queue.statistics }
+        queue.close()
+        finished.wait()
+        self.queue = nil
+        thread = nil
+    }
+
+    /// Queues work for one segment. `placeholder` builds the result pushed in
+    /// its place if the queue policy skips it. Blocks with policy `block`.
+    /// Returns the flow to answer upstream with.
+    public func submit(_ work: @escaping @Sendable () async -> StageOutput,
+                       placeholder: @escaping @Sendable (Queue.SkipReason) -> StageOutput) -> GstFlowReturn {
+        let flow = lastFlow.withLock { $0 }
+        if flow != FlowReturn.ok && flow != FlowReturn.notLinked { return flow }
+        guard let queue else { return FlowReturn.flushing }
+        switch queue.submit(work, ifSkipped: placeholder) {
+        case .accepted:
+            break
+        case .acceptedWithDrop(_, let skipped, let reason):
+            log.debug("queue full: skipping ticket \(skipped) (\(reason.rawValue))", object: element)
+        case .flushing:
+            return FlowReturn.flushing
+        }
+        return FlowReturn.ok
+    }
+
+    /// Queues a serialized event behind the work before it.
+    @discardableResult
+    public func forward(_ event: Event) -> Bool {
+        queue?.submit(event: event) ?? false
+    }
+
+    /// FLUSH_START: cancel in-flight work without blocking.
+    public func flushStart() {
+        queue?.cancelAll()
+    }
+
+    /// FLUSH_STOP: accept work again.
+    public func flushStop() {
+        lastFlow.withLock { $0 = FlowReturn.ok }
+        queue?.resume()
+    }
+
+    public var statistics: Queue.Statistics {
+        queue?.statistics ?? lastStatistics.withLock { $0 }
+    }
+
+    /// Reads one of `QueueProperties`' read-only figures.
+    public func statisticsProperty(_ name: String) -> PropertyValue? {
+        let stats = statistics
+        switch name {
+        case "queue-depth": return .int(stats.depth)
+        case "max-queue-depth": return .int(stats.maxDepth)
+        case "queue-wait-ms":
+            let started = stats.completed + UInt64(stats.running)
+            return .double(started == 0 ? 0 : Double(stats.totalQueueWait) / Double(started) / 1e6)
+        case "blocked-ms": return .double(Double(stats.totalBlocked) / 1e6)
+        default: return nil
+        }
+    }
+
+    private func pushLoop(_ queue: Queue) {
+        defer { finished.signal() }
+        while let delivery = queue.next() {
+            switch delivery {
+            case .completed(_, let output, _), .skipped(_, _, let output):
+                deliver(output)
+            case .event(let event):
+                guard let pad = element.srcPad else { continue }
+                if event.type == GST_EVENT_EOS && !pad.isLinked {
+                    continue
+                }
+                pad.push(event)
+            }
+        }
+    }
+
+    private func deliver(_ output: StageOutput) {
+        if let warning = output.warning { element.postWarning(warning) }
+        for message in output.messages { element.postElementMessage(message) }
+        guard let pad = element.srcPad else { return }
+        for buffer in output.buffers {
+            let flow = pad.push(buffer)
+            if flow != FlowReturn.ok {
+                lastFlow.withLock { $0 = flow }
+                log.debug("push returned \(flow.rawValue)", object: element)
+            }
+        }
+    }
+}

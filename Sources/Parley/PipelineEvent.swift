@@ -1,0 +1,95 @@
+import GstKit
+import ParleyCore
+
+/// What a running pipeline tells the application, typed.
+public enum PipelineEvent: Sendable {
+    /// The VAD opened or closed a segment (`parley/vad`, `parley/speech-*`).
+    case segment(SegmentEvent)
+    /// A transcript (`parley/transcript`).
+    case transcript(TextResult)
+    /// A translation, partial or final (`parley/translation`).
+    case translation(TextResult)
+    /// Per-segment, per-stage latency figures (`parley/latency`).
+    case latency(LatencyReport)
+    case warning(source: String, message: String, debug: String?)
+    case error(source: String, message: String, debug: String?)
+    /// Any other element message.
+    case elementMessage(source: String, Structure)
+    case stateChanged(from: String, to: String)
+    case eos
+}
+
+public struct SegmentEvent: Sendable, Equatable {
+    public var segmentID: UInt64
+    public var start: UInt64
+    public var end: UInt64?
+    public var reason: String?
+    public var source: String
+
+    init?(_ structure: Structure, source: String) {
+        guard let id = structure["segment-id"]?.uint64 else { return nil }
+        segmentID = id
+        start = structure["start"]?.uint64 ?? 0
+        end = structure["end"]?.uint64
+        reason = structure["reason"]?.string
+        self.source = source
+    }
+}
+
+public struct TextResult: Sendable, Equatable {
+    public var segmentID: UInt64
+    public var text: String
+    public var status: SpeechStatus
+    public var language: String
+    public var source: String
+
+    init?(_ structure: Structure, source: String) {
+        guard let id = structure["segment-id"]?.uint64 else { return nil }
+        segmentID = id
+        text = structure["text"]?.string ?? ""
+        status = SpeechStatus(name: structure["status"]?.string ?? "final") ?? .final
+        language = structure["language"]?.string ?? ""
+        self.source = source
+    }
+}
+
+/// Latency of one segment at one stage, in milliseconds from the
+/// monotonic stamps in `ParleySpeechMeta`.
+public struct LatencyReport: Sendable, Equatable {
+    public var segmentID: UInt64
+    public var stage: String
+    public var source: String
+    /// Named figures, e.g. "ttfs-ms", "queue-wait-ms".
+    public var figures: [String: Double]
+
+    init?(_ structure: Structure, source: String) {
+        guard let id = structure["segment-id"]?.uint64 else { return nil }
+        segmentID = id
+        stage = structure["stage"]?.string ?? source
+        self.source = source
+        var figures: [String: Double] = [:]
+        for field in structure.fields where field.name.hasSuffix("-ms") {
+            figures[field.name] = field.value.double
+        }
+        self.figures = figures
+    }
+}
+
+extension PipelineEvent {
+    /// Types a `parley/...` element message; other messages stay generic.
+    static func fromElementMessage(_ structure: Structure, source: String) -> PipelineEvent {
+        switch structure.name {
+        case "parley/vad", "parley/speech-start", "parley/speech-end":
+            if let event = SegmentEvent(structure, source: source) { return .segment(event) }
+        case "parley/transcript":
+            if let result = TextResult(structure, source: source) { return .transcript(result) }
+        case "parley/translation":
+            if let result = TextResult(structure, source: source) { return .translation(result) }
+        case "parley/latency":
+            if let report = LatencyReport(structure, source: source) { return .latency(report) }
+        default:
+            break
+        }
+        return .elementMessage(source: source, structure)
+    }
+}
