@@ -39,7 +39,7 @@ public final class Pipeline: @unchecked Sendable {
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let bus: UnsafeMutablePointer<GstBus>
     private let watcherDone = DispatchSemaphore(value: 0)
-    private let stopped = Mutex(false)
+    private let stopped = StopFlag()
 
     /// Parses a gst-launch-1.0 style description.
     public init(launch description: String) throws(PipelineError) {
@@ -85,14 +85,11 @@ public final class Pipeline: @unchecked Sendable {
 
     /// Stops the pipeline (NULL state) and ends `events`. Idempotent.
     public func stop() {
-        let wasStopped = stopped.withLock { stopped in
-            defer { stopped = true }
-            return stopped
-        }
+        let wasStopped = stopped.raise()
         guard !wasStopped else { return }
         gst_element_set_state(pipeline, GST_STATE_NULL)
-        let structure = Structure("parley/stop-watching").makeGstStructure()
-        gst_bus_post(bus, gst_message_new_application(nil, structure))
+        // A bus in NULL state is flushing, so no message can wake the watcher:
+        // it polls the stopped flag instead.
         watcherDone.wait()
         continuation.finish()
     }
@@ -149,15 +146,11 @@ public final class Pipeline: @unchecked Sendable {
 
     private func startWatching() {
         let bus = UnsafeSendable(self.bus)
-        let thread = Thread { [continuation, watcherDone] in
+        let thread = Thread { [continuation, watcherDone, stopped] in
             defer { watcherDone.signal() }
-            while let message = gst_bus_timed_pop(bus.value, GstClockTime(Gst.clockTimeNone)) {
+            while !stopped.isRaised {
+                guard let message = gst_bus_timed_pop(bus.value, GstClockTime(50 * Gst.millisecond)) else { continue }
                 defer { parley_message_unref(message) }
-                if message.pointee.type == GST_MESSAGE_APPLICATION,
-                   let structure = gst_message_get_structure(message),
-                   String(cString: gst_structure_get_name(structure)) == "parley/stop-watching" {
-                    return
-                }
                 if let event = Self.translate(message) { continuation.yield(event) }
             }
         }
@@ -203,4 +196,12 @@ private func takeGStringPublic(_ pointer: UnsafeMutablePointer<gchar>?) -> Strin
     guard let pointer else { return nil }
     defer { g_free(pointer) }
     return String(cString: pointer)
+}
+
+/// Set once, read from any thread.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    /// Raises the flag; returns whether it was already raised.
+    func raise() -> Bool { flag.exchange(true, ordering: .acquiringAndReleasing) }
+    var isRaised: Bool { flag.load(ordering: .acquiring) }
 }

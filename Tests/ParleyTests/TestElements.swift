@@ -1,0 +1,180 @@
+// Elements that exist only in the tests: a numbered source, an async stage
+// with random service times, and a sink that records what reaches it. They
+// are registered in-process and run in real GStreamer pipelines.
+import CGStreamer
+import Foundation
+import GstKit
+import ParleyCore
+import Synchronization
+
+/// What the test elements saw, by element name.
+final class TestRecords: Sendable {
+    static let shared = TestRecords()
+    struct Record: Sendable {
+        var produced = 0
+        var received: [UInt64] = []
+        var statuses: [SpeechStatus] = []
+        var maxGap = 0
+    }
+    private let records = Mutex<[String: Record]>([:])
+    func update(_ name: String, _ body: (inout Record) -> Void) {
+        records.withLock { body(&$0[name, default: Record()]) }
+    }
+    func reset() { records.withLock { $0.removeAll() } }
+    func record(_ name: String) -> Record { records.withLock { $0[name] ?? Record() } }
+    /// How many buffers sources have produced in total, for gap tracking.
+    func produced(_ name: String) -> Int { record(name).produced }
+}
+
+final class NumberSource: Element {
+    static let metadata = ElementMetadata(
+        factoryName: "parleytestsrc", typeName: "ParleyTestNumberSource", longName: "Test number source",
+        klass: "Source/Text", description: "Pushes count numbered text buffers")
+    static let kind = ElementKind.source(live: false)
+    static let pads = PadTemplates(src: "text/x-raw, format=(string)utf8")
+    static let properties = [
+        PropertySpec("count", nick: "Count", blurb: "Buffers to push", .int(default: 10, range: 0...1_000_000)),
+    ]
+
+    let element: ElementHandle
+    private let count = Atomic<Int>(10)
+    private let next = Atomic<Int>(0)
+    init(element: ElementHandle) { self.element = element }
+
+    func property(named name: String) -> PropertyValue { .int(count.load(ordering: .relaxed)) }
+    func setProperty(named name: String, to value: PropertyValue) { count.store(value.int, ordering: .relaxed) }
+    func start() -> Bool { next.store(0, ordering: .relaxed); return true }
+
+    func create() -> (GstFlowReturn, Buffer?) {
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard index < count.load(ordering: .relaxed) else { return (FlowReturn.eos, nil) }
+        let buffer = Buffer(string: "\(index)")
+        buffer.offset = UInt64(index)
+        buffer.pts = UInt64(index) * 10 * Gst.millisecond
+        buffer.duration = 10 * Gst.millisecond
+        TestRecords.shared.update("source") { $0.produced += 1 }
+        return (FlowReturn.ok, buffer)
+    }
+}
+
+final class RandomDelayStage: Element {
+    static let metadata = ElementMetadata(
+        factoryName: "parleytestasync", typeName: "ParleyTestRandomDelayStage", longName: "Test async stage",
+        klass: "Filter/Text", description: "Answers each buffer after a random service time, through AsyncStage")
+    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
+    static let properties = QueueProperties.specs + [
+        PropertySpec("max-service-us", nick: "Max service time", blurb: "Longest random service time",
+                     .int(default: 1000, range: 0...10_000_000)),
+    ]
+
+    struct Settings {
+        var configuration = OrderedWorkQueue<StageOutput, Event>.Configuration()
+        var maxServiceMicros = 1000
+    }
+
+    let element: ElementHandle
+    private let settings = Mutex(Settings())
+    private let stage: AsyncStage
+    static let log = DebugCategory("parleytestasync", description: "test async stage")
+
+    init(element: ElementHandle) {
+        self.element = element
+        stage = AsyncStage(element: element, log: Self.log)
+    }
+
+    func property(named name: String) -> PropertyValue {
+        if let figure = stage.statisticsProperty(name) { return figure }
+        let current = settings.withLock { $0 }
+        switch name {
+        case "max-in-flight": return .int(current.configuration.maxInFlight)
+        case "max-pending": return .int(current.configuration.maxPending)
+        case "queue-policy": return .enumeration(QueueProperties.value(current.configuration.policy))
+        case "max-service-us": return .int(current.maxServiceMicros)
+        default: return .int(0)
+        }
+    }
+
+    func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            switch name {
+            case "max-in-flight": settings.configuration.maxInFlight = value.int
+            case "max-pending": settings.configuration.maxPending = value.int
+            case "queue-policy": settings.configuration.policy = QueueProperties.policy(value.int)
+            case "max-service-us": settings.maxServiceMicros = value.int
+            default: break
+            }
+        }
+    }
+
+    func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
+        if transition == GST_STATE_CHANGE_READY_TO_PAUSED && !after {
+            stage.start(settings.withLock { $0.configuration })
+        }
+        if transition == GST_STATE_CHANGE_PAUSED_TO_READY && after { stage.stop() }
+        return .success
+    }
+
+    func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
+        let maxService = settings.withLock { $0.maxServiceMicros }
+        let id = buffer.offset
+        let text = buffer.text
+        let pts = buffer.pts
+        let source = element.name
+        return stage.submit({
+            if maxService > 0 { try? await Task.sleep(nanoseconds: UInt64.random(in: 0...UInt64(maxService)) * 1000) }
+            let out = Buffer(string: text)
+            out.offset = id
+            out.pts = pts
+            out.setSpeechMeta(SpeechMeta(segmentID: id, status: .final, language: "en"))
+            return StageOutput(buffers: [out], messages: [Structure("parley/transcript", [
+                ("segment-id", .uint64(id)), ("text", .string(text)), ("status", .string("final")),
+            ])])
+        }, placeholder: { reason in
+            let out = Buffer(string: "")
+            out.offset = id
+            out.pts = pts
+            out.setSpeechMeta(SpeechMeta(segmentID: id, status: .skipped))
+            return StageOutput(buffers: [out], warning: ElementMessageText(
+                "\(source): segment \(id) skipped, queue full (\(reason.rawValue))"))
+        })
+    }
+
+    func event(pad: Pad, event: Event) -> Bool {
+        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
+        switch event.type {
+        case GST_EVENT_FLUSH_START:
+            stage.flushStart()
+            return pad.forwardDefault(event, parent: element)
+        case GST_EVENT_FLUSH_STOP:
+            stage.flushStop()
+            return pad.forwardDefault(event, parent: element)
+        default:
+            if event.isSerialized { return stage.forward(event) }
+            return pad.forwardDefault(event, parent: element)
+        }
+    }
+}
+
+final class RecordingSink: Element {
+    static let metadata = ElementMetadata(
+        factoryName: "parleytestsink", typeName: "ParleyTestRecordingSink", longName: "Test recording sink",
+        klass: "Sink/Text", description: "Records the offset and status of every buffer")
+    static let kind = ElementKind.sink
+    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
+
+    let element: ElementHandle
+    init(element: ElementHandle) { self.element = element }
+
+    func render(buffer: Buffer) -> GstFlowReturn {
+        let produced = TestRecords.shared.produced("source")
+        let status = buffer.speechMeta?.status ?? .final
+        TestRecords.shared.update(element.name) { record in
+            record.received.append(buffer.offset)
+            record.statuses.append(status)
+            record.maxGap = max(record.maxGap, produced - record.received.count)
+        }
+        return FlowReturn.ok
+    }
+}
+
+let testElements: [any Element.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self]
