@@ -126,6 +126,8 @@ static void common_class_init(gpointer klass, const ParleyElementClassInfo *info
     g_object_class_install_property(object_class, i + 1, info->properties[i]);
   gst_element_class_set_static_metadata(element_class, info->long_name, info->klass,
                                         info->description, info->author);
+  if (info->example)
+    gst_element_class_add_static_metadata(element_class, "example", info->example);
   if (info->doc_uri)
     gst_element_class_add_static_metadata(element_class, GST_ELEMENT_METADATA_DOC_URI, info->doc_uri);
   if (info->sink_caps)

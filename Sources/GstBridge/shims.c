@@ -13,6 +13,7 @@ GType parley_type_fraction(void) { return GST_TYPE_FRACTION; }
 GType parley_type_caps(void) { return GST_TYPE_CAPS; }
 GType parley_value_type(const GValue *value) { return G_VALUE_TYPE(value); }
 gboolean parley_value_holds_enum(const GValue *value) { return G_VALUE_HOLDS_ENUM(value); }
+gboolean parley_type_is_enum(GType type) { return G_TYPE_IS_ENUM(type); }
 
 GstBuffer *parley_buffer_make_writable(GstBuffer *buffer) { return gst_buffer_make_writable(buffer); }
 GstEvent *parley_event_ref(GstEvent *event) { return gst_event_ref(event); }
@@ -50,6 +51,8 @@ GParamFlags parley_param_flags(gboolean readable, gboolean writable, gboolean mu
   if (controllable) flags |= GST_PARAM_CONTROLLABLE;
   return flags;
 }
+
+guint parley_param_flag_mutable_playing(void) { return GST_PARAM_MUTABLE_PLAYING; }
 
 gulong parley_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
                              gpointer data, GClosureNotify destroy) {

@@ -34,10 +34,13 @@ public struct ElementMetadata: Sendable {
     public var author: String
     public var rank: UInt32
     public var docURI: String?
+    /// A gst-launch-1.0 line that runs, shown by gst-inspect-1.0 and `parley inspect`.
+    public var example: String?
 
     public init(factoryName: String, typeName: String, longName: String, klass: String,
                 description: String, author: String = "Parley developers", rank: UInt32 = 0,
-                docURI: String? = nil) {
+                docURI: String? = nil, example: String? = nil) {
+        self.example = example
         self.factoryName = factoryName
         self.typeName = typeName
         self.longName = longName

@@ -63,6 +63,7 @@ enum ElementTypeRegistry {
             description: permanentCString(metadata.description),
             author: permanentCString(metadata.author),
             doc_uri: metadata.docURI.map { permanentCString($0) },
+            example: metadata.example.map { permanentCString($0) },
             sink_caps: E.pads.sink.map { permanentCString($0) },
             src_caps: E.pads.src.map { permanentCString($0) },
             request_src_caps: E.pads.requestSrc.map { permanentCString($0) },

@@ -32,7 +32,8 @@ public final class TranscriptSinkElement: Element {
     public static let metadata = ElementMetadata(
         factoryName: "transcriptsink", typeName: "GstParleyTranscriptSink",
         longName: "Transcript sink", klass: "Sink/Text",
-        description: "Writes transcripts and translations to a file as text, JSON Lines or SRT subtitles")
+        description: "Writes transcripts and translations to a file as text, JSON Lines or SRT subtitles",
+        example: "gst-launch-1.0 fdsrc ! text/x-raw,format=utf8 ! transcriptsink location=notes.jsonl format=jsonl")
     public static let kind = ElementKind.sink
     public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
     public static let properties = [

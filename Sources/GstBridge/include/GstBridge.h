@@ -57,6 +57,7 @@ typedef struct {
   guint rank;
   const gchar *long_name, *klass, *description, *author;
   const gchar *doc_uri;       ///< optional, may be NULL
+  const gchar *example;       ///< a gst-launch-1.0 line that runs; gst-inspect shows it
   const gchar *sink_caps;     ///< NULL: no sink pad
   const gchar *src_caps;      ///< NULL: no always src pad
   const gchar *request_src_caps; ///< NULL: no "src_%u" request template
@@ -92,6 +93,7 @@ GType parley_type_fraction(void);
 GType parley_type_caps(void);
 GType parley_value_type(const GValue *value);
 gboolean parley_value_holds_enum(const GValue *value);
+gboolean parley_type_is_enum(GType type);
 
 GstBuffer *parley_buffer_make_writable(GstBuffer *buffer);
 GstEvent *parley_event_ref(GstEvent *event);
@@ -110,6 +112,7 @@ void parley_debug_log(GstDebugCategory *category, GstDebugLevel level, const gch
                       const gchar *function, gint line, GObject *object, const gchar *text);
 GParamFlags parley_param_flags(gboolean readable, gboolean writable, gboolean mutable_playing,
                                gboolean mutable_ready, gboolean controllable);
+guint parley_param_flag_mutable_playing(void);
 gulong parley_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
                              gpointer data, GClosureNotify destroy);
 

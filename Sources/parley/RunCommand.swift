@@ -1,0 +1,98 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Parley
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run a pipeline file to the end of the stream.",
+        discussion: """
+            Ctrl-C ends the input and lets everything in flight drain; a second Ctrl-C aborts.
+            Exit status: 0 done, 1 the pipeline failed (the element's message is printed), \
+            2 the file or an option is wrong, 130 aborted.
+            """)
+
+    @Argument(help: "The .pipeline file.") var file: String
+    @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable).")
+    var assignments: [String] = []
+    @Flag(help: "Print each segment's per-stage latency figures as they arrive.") var latency = false
+    @Flag(help: "No status line.") var quiet = false
+
+    func run() async throws {
+        let overrides = try parseAssignments(assignments)
+        guard let (_, launch) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(launch: launch)
+        } catch {
+            printError("\(file): error: \(error)")
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+        let status = StatusLine(enabled: !quiet && isatty(STDERR_FILENO) != 0)
+        let interrupts = InterruptHandler(pipeline: pipeline, status: status)
+        defer { interrupts.cancel() }
+        let ticker = status.startTicking(pipeline)
+        defer { ticker.cancel() }
+        do {
+            try await pipeline.run { event in
+                status.observe(event)
+                switch event {
+                case .latency(let report) where latency:
+                    status.printAbove(LatencyFormatter.line(report))
+                case .warning(let source, let message, _):
+                    status.printAbove("warning: \(source): \(message)")
+                default:
+                    break
+                }
+            }
+        } catch {
+            status.finish()
+            if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.pipelineFailed)
+        }
+        status.finish()
+        if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
+    }
+}
+
+enum LatencyFormatter {
+    static func line(_ report: LatencyReport) -> String {
+        let figures = report.figures.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\(String(format: "%.1f", $0.value))" }.joined(separator: " ")
+        return "latency segment=\(report.segmentID) stage=\(report.stage) \(figures)"
+    }
+}
+
+/// First SIGINT: EOS and drain. Second: stop now.
+final class InterruptHandler: @unchecked Sendable {
+    // @unchecked: the counters are touched only on the signal source's queue.
+    private let source: DispatchSourceSignal
+    private var count = 0
+    private let lock = NSLock()
+    private var wasAborted = false
+
+    var aborted: Bool { lock.withLock { wasAborted } }
+
+    init(pipeline: Pipeline, status: StatusLine) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [unowned self] in
+            let count = lock.withLock { self.count += 1; return self.count }
+            if count == 1 {
+                status.printAbove("interrupt: finishing the input and draining (Ctrl-C again to abort)")
+                pipeline.sendEOS()
+            } else {
+                lock.withLock { wasAborted = true }
+                status.printAbove("interrupt: aborting")
+                pipeline.stop()
+            }
+        }
+        source.resume()
+    }
+
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// libgstparley.so as GStreamer's own tools and other languages load it.
+@Suite struct PluginLoadingTests {
+    let scratch = TestSupport.temporaryFolder()
+
+    @Test func gstInspectLoadsThePluginAndDocumentsItsElements() async throws {
+        #expect(FileManager.default.fileExists(atPath: TestSupport.pluginFolder + "/libgstparley.so"),
+                "run `swift build` first: the plugin is a product of its own")
+        let environment = TestSupport.gstEnvironment(registry: scratch)
+        let plugin = try await TestSupport.run("/usr/bin/gst-inspect-1.0", ["parley"], environment: environment)
+        #expect(plugin.status == 0, "\(plugin.stderr)")
+        #expect(plugin.stdout.contains("transcriptsink"))
+        let element = try await TestSupport.run("/usr/bin/gst-inspect-1.0", ["transcriptsink"], environment: environment)
+        #expect(element.stdout.contains("Sink/Text"))
+        #expect(element.stdout.contains("How each result is written"), "property blurbs are shown")
+        #expect(element.stdout.contains("gst-launch-1.0"), "the example is part of the docs")
+    }
+
+    @Test func gstLaunchRunsAPipelineWithPropertiesFromTheCommandLine() async throws {
+        let input = scratch.appendingPathComponent("in.txt")
+        try "hello from gst-launch".write(to: input, atomically: true, encoding: .utf8)
+        let output = scratch.appendingPathComponent("out.jsonl")
+        let result = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+            "-q", "filesrc", "location=\(input.path)", "!", "text/x-raw,format=utf8", "!",
+            "transcriptsink", "location=\(output.path)", "format=jsonl",
+        ], environment: TestSupport.gstEnvironment(registry: scratch))
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try String(contentsOf: output, encoding: .utf8)
+        #expect(written == "{\"text\":\"hello from gst-launch\"}\n")
+    }
+
+    @Test func aPythonProgramLoadsThePluginThroughPyGObject() async throws {
+        let input = scratch.appendingPathComponent("in.txt")
+        try "embedded from Python".write(to: input, atomically: true, encoding: .utf8)
+        let output = scratch.appendingPathComponent("out.srt")
+        let script = """
+            import sys
+            import gi
+            gi.require_version("Gst", "1.0")
+            from gi.repository import Gst
+            Gst.init(None)
+            pipeline = Gst.parse_launch(
+                "filesrc location=\(input.path) ! text/x-raw,format=utf8 ! transcriptsink name=sink format=srt location=\(output.path)")
+            pipeline.set_state(Gst.State.PLAYING)
+            message = pipeline.get_bus().timed_pop_filtered(10 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+            if message is None or message.type != Gst.MessageType.EOS:
+                sys.exit("pipeline did not reach EOS: %s" % (message.parse_error() if message else "timeout"))
+            print("written", pipeline.get_by_name("sink").get_property("results-written"))
+            pipeline.set_state(Gst.State.NULL)
+            """
+        let result = try await TestSupport.run("/usr/bin/python3", ["-c", script],
+                                               environment: TestSupport.gstEnvironment(registry: scratch))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("written 1"))
+        let written = try String(contentsOf: output, encoding: .utf8)
+        #expect(written.contains("00:00:00,000 --> "))
+        #expect(written.contains("embedded from Python"))
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Paths and subprocess helpers shared by the tests that drive real programs.
+enum TestSupport {
+    /// The build folder holding the test bundle, `parley` and libgstparley.so.
+    static let buildFolder: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent()
+
+    static var pluginFolder: String { buildFolder.path }
+    static var parleyExecutable: String { buildFolder.appendingPathComponent("parley").path }
+    static var packageRoot: URL {
+        var url = buildFolder
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+            url = url.deletingLastPathComponent()
+        }
+        return url
+    }
+
+    static func temporaryFolder() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// An environment that sees only this build's plugin, with a registry of
+    /// its own so no stale cache or blacklist from elsewhere interferes.
+    static func gstEnvironment(registry: URL) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["GST_PLUGIN_PATH"] = pluginFolder
+        environment["GST_REGISTRY"] = registry.appendingPathComponent("registry.bin").path
+        return environment
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs a program to completion, off Swift's cooperative pool.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                    currentDirectory: URL? = nil) async throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            Thread {
+                let stdout = out.fileHandleForReading.readDataToEndOfFile()
+                let stderr = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: Result(
+                    status: process.terminationStatus,
+                    stdout: String(decoding: stdout, as: UTF8.self),
+                    stderr: String(decoding: stderr, as: UTF8.self)))
+            }.start()
+        }
+    }
+}
