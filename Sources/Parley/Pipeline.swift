@@ -40,6 +40,7 @@ public final class Pipeline: @unchecked Sendable {
     private let bus: UnsafeMutablePointer<GstBus>
     private let watcherDone = DispatchSemaphore(value: 0)
     private let stopped = StopFlag()
+    private let firstError = Mutex<PipelineError?>(nil)
 
     /// Parses a gst-launch-1.0 style description.
     public init(launch description: String) throws(PipelineError) {
@@ -68,7 +69,13 @@ public final class Pipeline: @unchecked Sendable {
     /// Sets the pipeline PLAYING.
     public func play() throws(PipelineError) {
         if gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
-            throw .stateChangeFailed("the pipeline could not start; the element's error message says why")
+            // The element that failed posted why on the bus; give the watcher
+            // a moment to read it so the user sees that, not a generic line.
+            for _ in 0..<40 {
+                if let error = firstError.withLock({ $0 }) { throw error }
+                usleep(25_000)
+            }
+            throw .stateChangeFailed("the pipeline could not start")
         }
     }
 
@@ -146,12 +153,16 @@ public final class Pipeline: @unchecked Sendable {
 
     private func startWatching() {
         let bus = UnsafeSendable(self.bus)
-        let thread = Thread { [continuation, watcherDone, stopped] in
+        let thread = Thread { [continuation, watcherDone, stopped, weak self] in
             defer { watcherDone.signal() }
             while !stopped.isRaised {
                 guard let message = gst_bus_timed_pop(bus.value, GstClockTime(50 * Gst.millisecond)) else { continue }
                 defer { parley_message_unref(message) }
-                if let event = Self.translate(message) { continuation.yield(event) }
+                guard let event = Self.translate(message) else { continue }
+                if case .error(let source, let text, let debug) = event {
+                    self?.firstError.withLock { $0 = $0 ?? .elementError(source: source, message: text, debug: debug) }
+                }
+                continuation.yield(event)
             }
         }
         thread.name = "parley-bus"

@@ -34,6 +34,11 @@ public struct PipelineVariable: Sendable, Equatable {
     public var name: String
     public var defaultValue: String
     public var help: String
+    public init(name: String, defaultValue: String, help: String) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.help = help
+    }
 }
 
 /// One token of gst-launch syntax, after comments, continuations and
@@ -219,7 +224,7 @@ public enum Suggestions {
     public static func closest(to word: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        return best.1 <= max(2, word.count / 3) ? best.0 : nil
+        return best.1 <= max(2, word.count / 2) ? best.0 : nil
     }
 
     static func distance(_ a: String, _ b: String) -> Int {

@@ -49,6 +49,7 @@ struct RunCommand: AsyncParsableCommand {
             status.finish()
             if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
             printError("error: \(error)")
+            if case .elementError(_, _, let debug?) = error { printError("  details: \(debug)") }
             throw ExitCode(ExitStatus.pipelineFailed)
         }
         status.finish()

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// The `parley` executable, run as a user would.
+@Suite struct CLITests {
+    let scratch = TestSupport.temporaryFolder()
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = scratch.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    func parley(_ arguments: [String]) async throws -> TestSupport.Result {
+        try await TestSupport.run(TestSupport.parleyExecutable, arguments,
+                                  environment: TestSupport.gstEnvironment(registry: scratch))
+    }
+
+    @Test func validateExitsZeroForAGoodFileAndTwoWithPositionsForABadOne() async throws {
+        let good = try write("good.pipeline", "#@ description fine\nfakesrc num-buffers=1 ! fakesink\n")
+        let ok = try await parley(["validate", good])
+        #expect(ok.status == 0)
+        let bad = try write("bad.pipeline", "#@ description broken\nfakesrc ! fakesinc\n")
+        let failed = try await parley(["validate", bad])
+        #expect(failed.status == 2)
+        #expect(failed.stderr.contains("bad.pipeline:2:11: error: no element \"fakesinc\"; did you mean \"fakesink\"?"))
+    }
+
+    @Test func runWritesTheTranscriptAndExitsZero() async throws {
+        let input = try write("words.txt", "saved by parley run")
+        let output = scratch.appendingPathComponent("out.txt").path
+        let file = try write("save.pipeline", """
+            #@ description Save text
+            #@ var INPUT=missing.txt  Text to save
+            #@ var OUTPUT=out.txt  Where to save it
+            filesrc location=${INPUT} ! text/x-raw,format=utf8 ! transcriptsink location=${OUTPUT}
+            """)
+        let result = try await parley(["run", file, "--set", "INPUT=\(input)", "--set", "OUTPUT=\(output)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "saved by parley run\n")
+    }
+
+    @Test func runExitsOneWithTheElementsMessageWhenThePipelineFails() async throws {
+        let file = try write("fail.pipeline", "#@ description Read a file that is not there\nfilesrc location=/nonexistent/file.wav ! fakesink\n")
+        let result = try await parley(["run", file])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/nonexistent/file.wav"))
+    }
+
+    @Test func runRejectsUnknownSetVariables() async throws {
+        let file = try write("v.pipeline", "#@ description x\nfakesrc num-buffers=1 ! fakesink\n")
+        let result = try await parley(["run", file, "--set", "NOPE=1"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("NOPE"))
+    }
+
+    @Test func listShowsDescriptionsAndVariables() async throws {
+        _ = try write("alpha.pipeline", "#@ description The first one\n#@ var X=1  An x\nfakesrc ! fakesink\n")
+        let result = try await parley(["list", "--directory", scratch.path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("alpha"))
+        #expect(result.stdout.contains("The first one"))
+        #expect(result.stdout.contains("X=1  An x"))
+    }
+
+    @Test func inspectDocumentsAnElement() async throws {
+        let result = try await parley(["inspect", "transcriptsink"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("finals-only"))
+        #expect(result.stdout.contains("default true"))
+        let unknown = try await parley(["inspect", "nosuchelement"])
+        #expect(unknown.status == 2)
+    }
+
+    @Test func interruptDrainsToEOSAndASecondOneAborts() async throws {
+        let file = try write("live.pipeline", """
+            #@ description A live source that never ends by itself
+            audiotestsrc is-live=true ! audioconvert ! fakesink
+            """)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
+        process.arguments = ["run", file]
+        process.environment = TestSupport.gstEnvironment(registry: scratch)
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        process.interrupt()
+        let status = await withCheckedContinuation { continuation in
+            Thread { process.waitUntilExit(); continuation.resume(returning: process.terminationStatus) }.start()
+        }
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(status == 0, "EOS drained cleanly: \(stderr)")
+        #expect(stderr.contains("draining"))
+    }
+}
