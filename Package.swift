@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
-let elementTargets = ["TranscriptSink"]
+let elementTargets = ["VADSegmenter", "TranscriptSink"]
 
 let package = Package(
     name: "parley",

@@ -55,3 +55,26 @@ public final class Event: @unchecked Sendable, CustomStringConvertible {
         return Event(taking: gst_event_new_segment(&segment))
     }
 }
+
+/// A TIME GstSegment, for turning timestamps into running time.
+public struct TimeSegment: @unchecked Sendable {
+    private var segment = GstSegment()
+
+    public init() { gst_segment_init(&segment, GST_FORMAT_TIME) }
+
+    /// Reads a SEGMENT event; nil if it is not one in TIME format.
+    public init?(_ event: Event) {
+        guard event.type == GST_EVENT_SEGMENT else { return nil }
+        var parsed: UnsafePointer<GstSegment>?
+        gst_event_parse_segment(event.pointer, &parsed)
+        guard let parsed, parsed.pointee.format == GST_FORMAT_TIME else { return nil }
+        segment = parsed.pointee
+    }
+
+    /// Running time of `pts`, or `Gst.clockTimeNone` outside the segment.
+    public func runningTime(of pts: UInt64) -> UInt64 {
+        guard pts != Gst.clockTimeNone else { return Gst.clockTimeNone }
+        var copy = segment
+        return UInt64(gst_segment_to_running_time(&copy, GST_FORMAT_TIME, guint64(pts)))
+    }
+}

@@ -37,6 +37,10 @@ struct RunCommand: AsyncParsableCommand {
             try await pipeline.run { event in
                 status.observe(event)
                 switch event {
+                case .segment(let segment) where segment.end != nil:
+                    status.printAbove(SegmentFormatter.line(segment), toStandardOutput: true)
+                case .transcript(let result) where result.status == .final:
+                    status.printAbove("transcript \(result.segmentID): \(result.text)", toStandardOutput: true)
                 case .latency(let report) where latency:
                     status.printAbove(LatencyFormatter.line(report))
                 case .warning(let source, let message, _):
@@ -54,6 +58,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         status.finish()
         if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
+    }
+}
+
+enum SegmentFormatter {
+    static func line(_ segment: SegmentEvent) -> String {
+        let start = Double(segment.start) / 1e9, end = Double(segment.end ?? segment.start) / 1e9
+        return String(format: "segment %llu  %7.2f s – %7.2f s  (%@)", segment.segmentID, start, end,
+                      segment.reason ?? "?")
     }
 }
 

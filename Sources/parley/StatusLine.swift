@@ -52,10 +52,14 @@ final class StatusLine: @unchecked Sendable {
     }
 
     /// Prints a line without garbling the status line.
-    func printAbove(_ line: String) {
+    func printAbove(_ line: String, toStandardOutput: Bool = false) {
         lock.withLock {
             if shown { printError("\r\u{1B}[2K", terminator: "") }
-            printError(line)
+            if toStandardOutput {
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            } else {
+                printError(line)
+            }
         }
         draw()
     }

@@ -3,9 +3,11 @@
 import CGStreamer
 import GstKit
 import TranscriptSink
+import VADSegmenter
 
 /// Every element the plugin provides, in the order gst-inspect lists them.
 public let parleyElements: [any Element.Type] = [
+    VADSegmenterElement.self,
     TranscriptSinkElement.self,
 ]
 

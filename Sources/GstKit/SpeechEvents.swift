@@ -1,0 +1,59 @@
+import CGStreamer
+import GstBridge
+import ParleyCore
+
+/// The `parley/speech-start` and `parley/speech-end` events that bracket
+/// each utterance downstream of the VAD. Serialized: they travel in order
+/// with the audio between them.
+public enum SpeechBoundary: Sendable, Equatable {
+    case start(segmentID: UInt64, pts: UInt64)
+    /// `speechEnd` is the end of the last speech frame, in the audio's time;
+    /// `decidedAt` is the monotonic time the VAD decided the segment was over.
+    case end(segmentID: UInt64, start: UInt64, end: UInt64, speechEnd: UInt64,
+             reason: SegmentEndReason, decidedAt: UInt64)
+
+    public static let startName = "parley/speech-start"
+    public static let endName = "parley/speech-end"
+
+    public var segmentID: UInt64 {
+        switch self {
+        case .start(let id, _), .end(let id, _, _, _, _, _): id
+        }
+    }
+
+    public var structure: Structure {
+        switch self {
+        case .start(let id, let pts):
+            Structure(Self.startName, [("segment-id", .uint64(id)), ("start", .uint64(pts))])
+        case .end(let id, let start, let end, let speechEnd, let reason, let decidedAt):
+            Structure(Self.endName, [
+                ("segment-id", .uint64(id)), ("start", .uint64(start)), ("end", .uint64(end)),
+                ("speech-end", .uint64(speechEnd)), ("reason", .string(reason.rawValue)),
+                ("decided-at", .uint64(decidedAt)),
+            ])
+        }
+    }
+
+    public var event: Event { Event.customDownstream(structure) }
+
+    /// Reads a speech boundary from an event, or nil if it is something else.
+    public init?(_ event: Event) {
+        guard event.type == GST_EVENT_CUSTOM_DOWNSTREAM, let structure = event.structure else { return nil }
+        self.init(structure)
+    }
+
+    public init?(_ structure: Structure) {
+        guard let id = structure["segment-id"]?.uint64 else { return nil }
+        switch structure.name {
+        case Self.startName:
+            self = .start(segmentID: id, pts: structure["start"]?.uint64 ?? 0)
+        case Self.endName:
+            self = .end(segmentID: id, start: structure["start"]?.uint64 ?? 0, end: structure["end"]?.uint64 ?? 0,
+                        speechEnd: structure["speech-end"]?.uint64 ?? 0,
+                        reason: SegmentEndReason(rawValue: structure["reason"]?.string ?? "") ?? .silence,
+                        decidedAt: structure["decided-at"]?.uint64 ?? 0)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import ParleyCore
+
+/// How segments are cut.
+public enum SegmentationMode: Int, Sendable {
+    /// Voice activity decides.
+    case vad = 0
+    /// Push-to-talk: a segment is exactly while `ptt-active` is true.
+    case ptt = 1
+    /// One segment from the first sample to EOS.
+    case always = 2
+}
+
+public struct SegmenterConfiguration: Sendable, Equatable {
+    public var threshold: Float = 0.5
+    public var prefixPaddingMs = 300
+    public var silenceDurationMs = 500
+    public var minSpeechMs = 200
+    public var maxSegmentMs = 30_000
+    public var mode = SegmentationMode.vad
+    public var dropSilence = true
+    public init() {}
+}
+
+/// 10 ms of audio with what the detector made of it.
+public struct Frame: Sendable {
+    public var samples: [Int16]
+    public var pts: UInt64
+    public var duration: UInt64
+    public var probability: Float
+    public var energy: Double
+    public var end: UInt64 { pts + duration }
+}
+
+public enum SegmenterAction: Sendable {
+    case start(id: UInt64, pts: UInt64)
+    /// Audio to pass on; `segment` is nil outside segments (drop-silence=false).
+    case audio(Frame, segment: UInt64?)
+    case end(id: UInt64, start: UInt64, end: UInt64, speechEnd: UInt64, reason: SegmentEndReason, meanProbability: Float)
+}
+
+/// The segmentation state machine, free of GStreamer so it can be reasoned
+/// about (and tested) on its own. Feed it frames in order; it says what to
+/// push.
+public struct Segmenter {
+    public var configuration: SegmenterConfiguration
+    private var nextID: UInt64 = 0
+    /// Recent frames not yet in a segment: the prefix padding and the
+    /// candidate speech waiting for min-speech-ms.
+    private var recent: [Frame] = []
+    private var candidateStart: Int?
+    private var candidateSpeechFrames = 0
+    private var candidateSilence = 0
+    private var open: Open?
+    /// Frames held back near max-segment-ms, to cut at the quietest one.
+    private var held: [Frame] = []
+
+    struct Open {
+        var id: UInt64
+        var start: UInt64
+        var frames = 0
+        var silenceRun = 0
+        var lastSpeechEnd: UInt64
+        var probabilitySum: Float = 0
+    }
+
+    public init(_ configuration: SegmenterConfiguration) { self.configuration = configuration }
+
+    private func frames(_ ms: Int) -> Int { max(0, ms / 10) }
+    public var isInSegment: Bool { open != nil }
+
+    public mutating func push(_ frame: Frame, pttActive: Bool) -> [SegmenterAction] {
+        switch configuration.mode {
+        case .always:
+            var actions: [SegmenterAction] = []
+            if open == nil { actions.append(begin(at: frame.pts)) }
+            actions.append(contentsOf: continueSegment(frame, allowEnd: false))
+            return actions
+        case .ptt:
+            var actions: [SegmenterAction] = []
+            if pttActive && open == nil { actions.append(begin(at: frame.pts)) }
+            if !pttActive, open != nil { actions.append(contentsOf: close(at: frame.pts, reason: .pttRelease)) }
+            if let open {
+                actions.append(contentsOf: continueSegment(frame, allowEnd: false))
+                _ = open
+            } else if !configuration.dropSilence {
+                actions.append(.audio(frame, segment: nil))
+            }
+            return actions
+        case .vad:
+            if open != nil { return continueSegment(frame, allowEnd: true) }
+            return idle(frame)
+        }
+    }
+
+    /// EOS: closes an open segment; a candidate too short to count is dropped.
+    public mutating func finish() -> [SegmenterAction] {
+        var actions: [SegmenterAction] = []
+        if open != nil {
+            for frame in held { actions.append(.audio(frame, segment: open?.id)) }
+            let end = held.last?.end ?? open!.start
+            held.removeAll()
+            actions.append(contentsOf: close(at: max(end, lastEnd), reason: .eos))
+        }
+        recent.removeAll()
+        candidateStart = nil
+        return actions
+    }
+
+    private var lastEnd: UInt64 = 0
+
+    private mutating func idle(_ frame: Frame) -> [SegmenterAction] {
+        var actions: [SegmenterAction] = []
+        if !configuration.dropSilence { actions.append(.audio(frame, segment: nil)) }
+        recent.append(frame)
+        let isSpeech = frame.probability >= configuration.threshold
+        if candidateStart != nil {
+            if isSpeech {
+                candidateSpeechFrames += 1
+                candidateSilence = 0
+            } else {
+                candidateSilence += 1
+                if candidateSilence >= max(1, frames(configuration.silenceDurationMs)) { candidateStart = nil }
+            }
+        } else if isSpeech {
+            candidateStart = recent.count - 1
+            candidateSpeechFrames = 1
+            candidateSilence = 0
+        }
+        if let start = candidateStart, candidateSpeechFrames >= max(1, frames(configuration.minSpeechMs)) {
+            return actions + confirm(candidateAt: start)
+        }
+        // Keep only what a future segment could still need.
+        let keep = frames(configuration.prefixPaddingMs) + frames(configuration.minSpeechMs)
+            + frames(configuration.silenceDurationMs) + 1
+        if recent.count > keep {
+            let drop = recent.count - keep
+            recent.removeFirst(drop)
+            if let start = candidateStart { candidateStart = start >= drop ? start - drop : nil }
+        }
+        return actions
+    }
+
+    /// Enough speech: open a segment that starts prefix-padding-ms before it.
+    private mutating func confirm(candidateAt start: Int) -> [SegmenterAction] {
+        let pending = recent[max(0, start - frames(configuration.prefixPaddingMs))...]
+        var actions = [begin(at: pending.first!.pts)]
+        for frame in pending {
+            // With drop-silence=false these frames were passed on already.
+            if configuration.dropSilence { actions.append(.audio(frame, segment: open!.id)) }
+            open!.frames += 1
+            open!.probabilitySum += frame.probability
+            if frame.probability >= configuration.threshold { open!.lastSpeechEnd = frame.end }
+            lastEnd = frame.end
+        }
+        recent.removeAll()
+        candidateStart = nil
+        return actions
+    }
+
+    private mutating func begin(at pts: UInt64) -> SegmenterAction {
+        let id = nextID
+        nextID += 1
+        open = Open(id: id, start: pts, lastSpeechEnd: pts)
+        return .start(id: id, pts: pts)
+    }
+
+    private mutating func continueSegment(_ frame: Frame, allowEnd: Bool) -> [SegmenterAction] {
+        guard var segment = open else { return [] }
+        var actions: [SegmenterAction] = []
+        segment.frames += 1
+        segment.probabilitySum += frame.probability
+        if frame.probability >= configuration.threshold {
+            segment.silenceRun = 0
+            segment.lastSpeechEnd = frame.end
+        } else {
+            segment.silenceRun += 1
+        }
+        open = segment
+        let maxFrames = max(1, frames(configuration.maxSegmentMs))
+        let lookback = min(50, maxFrames / 4)  // up to 500 ms to find a pause in
+        if segment.frames > maxFrames - lookback {
+            held.append(frame)
+        } else {
+            actions.append(.audio(frame, segment: segment.id))
+            lastEnd = frame.end
+        }
+        if allowEnd && segment.silenceRun >= max(1, frames(configuration.silenceDurationMs)) {
+            for heldFrame in held { actions.append(.audio(heldFrame, segment: segment.id)) }
+            let end = held.last?.end ?? frame.end
+            held.removeAll()
+            actions.append(contentsOf: close(at: end, reason: .silence))
+            return actions
+        }
+        if segment.frames >= maxFrames {
+            // Cut at the quietest held frame so no word is split.
+            let quietest = held.indices.min { held[$0].energy < held[$1].energy } ?? 0
+            for heldFrame in held[...quietest] { actions.append(.audio(heldFrame, segment: segment.id)) }
+            let cut = held[quietest].end
+            let rest = Array(held[(quietest + 1)...])
+            held.removeAll()
+            actions.append(contentsOf: close(at: cut, reason: .maxDuration))
+            if !rest.isEmpty || configuration.mode != .vad {
+                actions.append(begin(at: cut))
+                for restFrame in rest {
+                    actions.append(.audio(restFrame, segment: open!.id))
+                    open!.frames += 1
+                    open!.probabilitySum += restFrame.probability
+                    if restFrame.probability >= configuration.threshold { open!.lastSpeechEnd = restFrame.end }
+                }
+                lastEnd = rest.last?.end ?? cut
+            }
+        }
+        return actions
+    }
+
+    private mutating func close(at end: UInt64, reason: SegmentEndReason) -> [SegmenterAction] {
+        guard let segment = open else { return [] }
+        open = nil
+        let mean = segment.frames > 0 ? segment.probabilitySum / Float(segment.frames) : 0
+        return [.end(id: segment.id, start: segment.start, end: end, speechEnd: segment.lastSpeechEnd,
+                     reason: reason, meanProbability: mean)]
+    }
+}

@@ -1,0 +1,276 @@
+// vadsegmenter: cuts speech at pauses, the first stage of every speech
+// pipeline.
+//
+//     gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert \
+//         ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=16000 \
+//         ! vadsegmenter silence-duration-ms=500 ! fakesink
+//
+// Each utterance, prefix padding included, is bracketed by the serialized
+// custom events `parley/speech-start` and `parley/speech-end`, and every
+// buffer in it carries a ParleySpeechMeta with its segment id. A `parley/vad`
+// element message per segment gives id, start, end, reason and the mean
+// speech probability. Audio outside segments is dropped unless
+// `drop-silence=false`; then everything passes and the events mark the
+// decisions (their start/end fields still give the segment's span).
+// Output timestamps are the input's running time, under one segment from 0.
+import CGStreamer
+import GstKit
+import ParleyCore
+import Synchronization
+
+public final class VADSegmenterElement: Element {
+    public static let DEFAULT_THRESHOLD = 0.5
+    public static let DEFAULT_PREFIX_PADDING_MS = 300
+    public static let DEFAULT_SILENCE_DURATION_MS = 500
+    public static let DEFAULT_MIN_SPEECH_MS = 200
+    public static let DEFAULT_MAX_SEGMENT_MS = 30_000
+    public static let DEFAULT_MODE = SegmentationMode.vad
+    public static let DEFAULT_PTT_ACTIVE = false
+    public static let DEFAULT_DROP_SILENCE = true
+
+    static let audioCaps = "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]"
+
+    public static let metadata = ElementMetadata(
+        factoryName: "vadsegmenter", typeName: "GstParleyVADSegmenter",
+        longName: "Voice activity segmenter", klass: "Filter/Analyzer/Audio",
+        description: "Cuts speech into utterances at pauses (or push-to-talk) and brackets each with parley/speech-start and parley/speech-end events",
+        example: "gst-launch-1.0 -m filesrc location=/usr/share/sounds/alsa/Front_Center.wav ! wavparse ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! fakesink")
+    public static let pads = PadTemplates(sink: audioCaps, src: audioCaps)
+
+    static let modeValues = [
+        EnumValue(0, "vad", "Voice activity decides"),
+        EnumValue(1, "ptt", "Push-to-talk: a segment lasts exactly while ptt-active is true"),
+        EnumValue(2, "always", "One segment from the first sample to EOS (cut at max-segment-ms)"),
+    ]
+
+    public static let properties = [
+        PropertySpec("threshold", nick: "Threshold", blurb: "Speech probability at or above which a 10 ms frame counts as speech",
+                     .double(default: DEFAULT_THRESHOLD, range: 0...1), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("prefix-padding-ms", nick: "Prefix padding", blurb: "Audio kept before the detected start of speech, in ms",
+                     .int(default: DEFAULT_PREFIX_PADDING_MS, range: 0...5000)),
+        PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms",
+                     .int(default: DEFAULT_SILENCE_DURATION_MS, range: 10...10_000), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms",
+                     .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
+        PropertySpec("max-segment-ms", nick: "Maximum segment", blurb: "Longer segments are cut at the quietest frame of their last 500 ms, in ms",
+                     .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
+        PropertySpec("mode", nick: "Mode", blurb: "What decides where segments are",
+                     .enumeration(typeName: "GstParleyVADMode", values: modeValues, default: DEFAULT_MODE.rawValue)),
+        PropertySpec("ptt-active", nick: "Push-to-talk active", blurb: "In ptt mode, a segment lasts while this is true; set it while PLAYING",
+                     .bool(default: DEFAULT_PTT_ACTIVE), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("drop-silence", nick: "Drop silence", blurb: "Drop audio outside segments; false passes all audio, with the events",
+                     .bool(default: DEFAULT_DROP_SILENCE)),
+        PropertySpec("segments", nick: "Segments", blurb: "Segments closed since the element started",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+    ]
+
+    static let log = DebugCategory("vadsegmenter", description: "Parley voice activity segmenter")
+
+    struct Settings {
+        var segmenter = SegmenterConfiguration()
+        var pttActive = DEFAULT_PTT_ACTIVE
+    }
+
+    /// Touched only from the streaming thread.
+    struct State {
+        var rate = 16_000
+        var detector = EnergyDetector()
+        var segmenter = Segmenter(SegmenterConfiguration())
+        var carry: [Int16] = []
+        /// PTS of carry[0].
+        var carryPTS: UInt64 = 0
+        var nextPTS: UInt64 = 0
+        /// Upstream's segment, to turn PTS into running time.
+        var segment = TimeSegment()
+        var sentSegment = false
+    }
+
+    public let element: ElementHandle
+    private let settings = Mutex(Settings())
+    private let state = Mutex(State())
+    private let segmentsClosed = Atomic<UInt64>(0)
+
+    public init(element: ElementHandle) { self.element = element }
+
+    public func property(named name: String) -> PropertyValue {
+        let current = settings.withLock { $0 }
+        switch name {
+        case "threshold": return .double(Double(current.segmenter.threshold))
+        case "prefix-padding-ms": return .int(current.segmenter.prefixPaddingMs)
+        case "silence-duration-ms": return .int(current.segmenter.silenceDurationMs)
+        case "min-speech-ms": return .int(current.segmenter.minSpeechMs)
+        case "max-segment-ms": return .int(current.segmenter.maxSegmentMs)
+        case "mode": return .enumeration(current.segmenter.mode.rawValue)
+        case "ptt-active": return .bool(current.pttActive)
+        case "drop-silence": return .bool(current.segmenter.dropSilence)
+        case "segments": return .uint64(segmentsClosed.load(ordering: .relaxed))
+        default: return .int(0)
+        }
+    }
+
+    public func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            switch name {
+            case "threshold": settings.segmenter.threshold = Float(value.double)
+            case "prefix-padding-ms": settings.segmenter.prefixPaddingMs = value.int
+            case "silence-duration-ms": settings.segmenter.silenceDurationMs = value.int
+            case "min-speech-ms": settings.segmenter.minSpeechMs = value.int
+            case "max-segment-ms": settings.segmenter.maxSegmentMs = value.int
+            case "mode": settings.segmenter.mode = SegmentationMode(rawValue: value.int) ?? Self.DEFAULT_MODE
+            case "ptt-active": settings.pttActive = value.bool
+            case "drop-silence": settings.segmenter.dropSilence = value.bool
+            default: break
+            }
+        }
+    }
+
+    public func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
+        if transition == GST_STATE_CHANGE_READY_TO_PAUSED && !after {
+            let configuration = settings.withLock { $0.segmenter }
+            segmentsClosed.store(0, ordering: .relaxed)
+            state.withLock { $0 = State(segmenter: Segmenter(configuration)) }
+        }
+        return .success
+    }
+
+    public func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
+        let current = settings.withLock { $0 }
+        let samples = buffer.int16Samples
+        let actions = state.withLock { state -> [SegmenterAction] in
+            // Settings that may change while PLAYING apply from the next frame.
+            state.segmenter.configuration.threshold = current.segmenter.threshold
+            state.segmenter.configuration.silenceDurationMs = current.segmenter.silenceDurationMs
+            let runningTime = state.segment.runningTime(of: buffer.pts)
+            if runningTime != Gst.clockTimeNone && state.carry.isEmpty { state.carryPTS = runningTime }
+            else if state.carry.isEmpty { state.carryPTS = state.nextPTS }
+            state.carry.append(contentsOf: samples)
+            return Self.frames(&state, pttActive: current.pttActive)
+        }
+        return perform(actions)
+    }
+
+    /// Cuts the carried samples into 10 ms frames and runs them through the
+    /// detector and the segmenter.
+    private static func frames(_ state: inout State, pttActive: Bool) -> [SegmenterAction] {
+        let size = state.rate / 100
+        var actions: [SegmenterAction] = []
+        var offset = 0
+        while state.carry.count - offset >= size {
+            let samples = Array(state.carry[offset..<(offset + size)])
+            let pts = state.carryPTS + UInt64(offset) * Gst.second / UInt64(state.rate)
+            let duration = UInt64(size) * Gst.second / UInt64(state.rate)
+            let probability = samples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
+            let energy = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+            let frame = Frame(samples: samples, pts: pts, duration: duration, probability: probability, energy: energy)
+            actions.append(contentsOf: state.segmenter.push(frame, pttActive: pttActive))
+            offset += size
+        }
+        if offset > 0 {
+            state.carry.removeFirst(offset)
+            state.carryPTS += UInt64(offset) * Gst.second / UInt64(state.rate)
+        }
+        state.nextPTS = state.carryPTS + UInt64(state.carry.count) * Gst.second / UInt64(state.rate)
+        return actions
+    }
+
+    /// Pushes what the segmenter decided: consecutive audio frames of one
+    /// segment go out as one buffer.
+    private func perform(_ actions: [SegmenterAction]) -> GstFlowReturn {
+        guard let src = element.srcPad else { return FlowReturn.error }
+        var run: [Frame] = []
+        var runSegment: UInt64?
+        var flow = FlowReturn.ok
+
+        func flushRun() {
+            guard let first = run.first else { return }
+            let samples = run.flatMap(\.samples)
+            let buffer = Buffer(samples: samples)
+            buffer.pts = first.pts
+            buffer.duration = run.last!.end - first.pts
+            if let segment = runSegment { buffer.setSpeechMeta(SpeechMeta(segmentID: segment)) }
+            let result = src.push(buffer)
+            if result != FlowReturn.ok && flow == FlowReturn.ok { flow = result }
+            run.removeAll()
+        }
+
+        for action in actions {
+            switch action {
+            case .audio(let frame, let segment):
+                if segment != runSegment { flushRun() }
+                runSegment = segment
+                run.append(frame)
+            case .start(let id, let pts):
+                flushRun()
+                Self.log.debug("segment \(id) starts at \(formatClockTime(pts))", object: element)
+                src.push(SpeechBoundary.start(segmentID: id, pts: pts).event)
+            case .end(let id, let start, let end, let speechEnd, let reason, let mean):
+                flushRun()
+                let decidedAt = MonotonicClock.nanoseconds()
+                src.push(SpeechBoundary.end(segmentID: id, start: start, end: end, speechEnd: speechEnd,
+                                            reason: reason, decidedAt: decidedAt).event)
+                segmentsClosed.add(1, ordering: .relaxed)
+                Self.log.info("segment \(id) \(formatClockTime(start))-\(formatClockTime(end)) ends: \(reason.rawValue)", object: element)
+                element.postElementMessage(Structure("parley/vad", [
+                    ("segment-id", .uint64(id)), ("start", .uint64(start)), ("end", .uint64(end)),
+                    ("speech-end", .uint64(speechEnd)), ("reason", .string(reason.rawValue)),
+                    ("mean-probability", .double(Double(mean))),
+                ]))
+                // End-of-speech detection delay, in the audio's own time.
+                element.postElementMessage(Structure("parley/latency", [
+                    ("segment-id", .uint64(id)), ("stage", .string("vad")),
+                    ("eos-detection-ms", .double(Double(end > speechEnd ? end - speechEnd : 0) / 1e6)),
+                ]))
+            }
+        }
+        flushRun()
+        // Downstream not linked is its business (a VAD feeding only the bus is fine).
+        return flow == FlowReturn.notLinked ? FlowReturn.ok : flow
+    }
+
+    public func event(pad: Pad, event: Event) -> Bool {
+        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
+        switch event.type {
+        case GST_EVENT_CAPS:
+            if let caps = event.caps, let format = AudioFormat(caps: caps) {
+                let pttActive = settings.withLock { $0.pttActive }
+                let rate = format.rate
+                let pending = state.withLock { state -> [SegmenterAction] in
+                    guard state.rate != rate else { return [] }
+                    // A new rate: what is carried is at the old rate; a fresh
+                    // detector learns the new stream's floor.
+                    let actions = Self.frames(&state, pttActive: pttActive)
+                    state.carry.removeAll()
+                    state.rate = rate
+                    state.detector = EnergyDetector()
+                    return actions
+                }
+                _ = perform(pending)
+            }
+            return pad.forwardDefault(event, parent: element)
+        case GST_EVENT_SEGMENT:
+            // Output time is upstream's running time, so segments that restart
+            // their timestamps (concat, playlists) stay one timeline: forward
+            // one segment from 0 and swallow the rest.
+            let first = state.withLock { state -> Bool in
+                if let segment = TimeSegment(event) { state.segment = segment }
+                defer { state.sentSegment = true }
+                return !state.sentSegment
+            }
+            return first ? pad.forwardDefault(Event.timeSegment(start: 0), parent: element) : true
+        case GST_EVENT_EOS:
+            let actions = state.withLock { $0.segmenter.finish() }
+            _ = perform(actions)
+            return pad.forwardDefault(event, parent: element)
+        case GST_EVENT_FLUSH_STOP:
+            let configuration = settings.withLock { $0.segmenter }
+            state.withLock { state in
+                let rate = state.rate
+                state = State(segmenter: Segmenter(configuration))
+                state.rate = rate  // sentSegment is false again: the next segment is forwarded
+            }
+            return pad.forwardDefault(event, parent: element)
+        default:
+            return pad.forwardDefault(event, parent: element)
+        }
+    }
+}
