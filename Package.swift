@@ -14,6 +14,7 @@ let package = Package(
         // Embedding API: elements registered in-process, no .so needed.
         .library(name: "Parley", targets: ["Parley"]),
         .executable(name: "parley", targets: ["parley"]),
+        .executable(name: "parley-embed-example", targets: ["EmbedParley"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,6 +37,9 @@ let package = Package(
             name: "parley",
             dependencies: ["Parley", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/parley"),
+        // The README's embedding example, built with everything else so it
+        // always compiles; a test checks the README shows this very file.
+        .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], path: "Tests/ParleyCoreTests"),
         .testTarget(
             name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore"], path: "Tests/ParleyTests"),

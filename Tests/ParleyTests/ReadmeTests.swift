@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// The README's promises, checked.
+@Suite struct ReadmeTests {
+    let root = TestSupport.packageRoot
+
+    @Test func theEmbeddingExampleIsTheFileThatIsBuiltAndItRuns() async throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let example = try String(contentsOf: root.appendingPathComponent("Examples/EmbedParley/main.swift"), encoding: .utf8)
+        #expect(readme.contains("```swift\n" + example + "```"))
+        let binary = TestSupport.buildFolder.appendingPathComponent("parley-embed-example").path
+        let result = try await TestSupport.run(binary, [])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("segment 0: 0 ms to 7100 ms"))
+    }
+
+    @Test func everyPipelineFileInTheRepositoryValidates() async throws {
+        let folder = root.appendingPathComponent("pipelines")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pipeline") }
+        #expect(!files.isEmpty)
+        for file in files {
+            let result = try await TestSupport.run(TestSupport.parleyExecutable, ["validate", folder.appendingPathComponent(file).path])
+            #expect(result.status == 0, "\(file): \(result.stderr)")
+        }
+    }
+
+    @Test func theMainPipelineRunsOnRealSpeech() async throws {
+        let output = TestSupport.temporaryFolder().appendingPathComponent("speech.wav").path
+        let result = try await TestSupport.run(TestSupport.parleyExecutable, [
+            "run", root.appendingPathComponent("pipelines/main.pipeline").path, "--set", "OUTPUT=\(output)",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("segment ") }.count >= 2)
+        let size = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        #expect(size > 16_000 * 2 * 5, "at least 5 s of speech written")
+    }
+}
