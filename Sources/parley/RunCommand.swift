@@ -43,6 +43,8 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove("transcript \(result.segmentID): \(result.text)", toStandardOutput: true)
                 case .latency(let report) where latency:
                     status.printAbove(LatencyFormatter.line(report))
+                case .stateChanged(_, "PLAYING"):
+                    status.printAbove("playing \(file) (Ctrl-C ends the input)")
                 case .warning(let source, let message, _):
                     status.printAbove("warning: \(source): \(message)")
                 default:

@@ -227,6 +227,20 @@ public final class VADSegmenterElement: Element {
         return flow == FlowReturn.notLinked ? FlowReturn.ok : flow
     }
 
+    /// The audio of a segment's start leaves only once min-speech-ms of
+    /// speech confirmed it, prefix padding included: that much latency.
+    public func query(pad: Pad, query: UnsafeMutablePointer<GstQuery>) -> Bool {
+        guard !pad.isSink, query.pointee.type == GST_QUERY_LATENCY,
+              let upstream = element.sinkPad?.peerLatency() else {
+            return pad.queryDefault(query, parent: element)
+        }
+        let configuration = settings.withLock { $0.segmenter }
+        let own = UInt64(configuration.prefixPaddingMs + configuration.minSpeechMs) * Gst.millisecond
+        let max = upstream.max == Gst.clockTimeNone ? upstream.max : upstream.max + own
+        gst_query_set_latency(query, upstream.live ? 1 : 0, GstClockTime(upstream.min + own), GstClockTime(max))
+        return true
+    }
+
     public func event(pad: Pad, event: Event) -> Bool {
         guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
         switch event.type {
