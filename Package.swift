@@ -2,7 +2,13 @@
 import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
-let elementTargets = ["VADSegmenter", "TranscriptSink"]
+let elementTargets = ["VADSegmenter", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
+
+/// Which provider targets an element uses.
+let providers: [String: [Target.Dependency]] = [
+    "EspeakTTS": [.target(name: "EspeakEngine")],
+    "EspeakSrc": [.target(name: "EspeakEngine")],
+]
 
 let package = Package(
     name: "parley",
@@ -23,15 +29,18 @@ let package = Package(
         .systemLibrary(
             name: "CGStreamer", path: "Sources/CGStreamer", pkgConfig: "gstreamer-audio-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
-        .target(
-            name: "GstBridge", dependencies: ["CGStreamer"], path: "Sources/GstBridge",
-            cSettings: [.headerSearchPath("../CGStreamer")]),
+        .systemLibrary(
+            name: "CEspeakNG", path: "Sources/CEspeakNG", pkgConfig: "espeak-ng",
+            providers: [.apt(["libespeak-ng-dev"])]),
+        .target(name: "GstBridge", dependencies: ["CGStreamer"], path: "Sources/GstBridge"),
         .target(name: "ParleyCore", path: "Sources/ParleyCore"),
         .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/GstKit"),
         .target(
             name: "GstParley",
             dependencies: ["GstKit"] + elementTargets.map { .target(name: $0) },
             path: "plugins/GstParley"),
+        // Providers: engines that elements share, beside the elements.
+        .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
         .target(name: "Parley", dependencies: ["GstKit", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .executableTarget(
             name: "parley",
@@ -44,7 +53,7 @@ let package = Package(
         .testTarget(
             name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore"], path: "Tests/ParleyTests"),
     ] + elementTargets.map {
-        .target(name: $0, dependencies: ["GstKit", "ParleyCore"], path: "plugins/\($0)")
+        .target(name: $0, dependencies: ["GstKit", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")
     },
     swiftLanguageModes: [.v6]
 )

@@ -78,3 +78,18 @@ public struct TimeSegment: @unchecked Sendable {
         return UInt64(gst_segment_to_running_time(&copy, GST_FORMAT_TIME, guint64(pts)))
     }
 }
+
+/// Reads stream tags Parley cares about.
+public enum TagReader {
+    /// The ISO 639 language code of a TAG event, if it carries one.
+    public static func languageCode(_ event: Event) -> String? {
+        guard event.type == GST_EVENT_TAG else { return nil }
+        var list: UnsafeMutablePointer<GstTagList>?
+        gst_event_parse_tag(event.pointer, &list)
+        guard let list else { return nil }
+        var value: UnsafeMutablePointer<gchar>?
+        guard gst_tag_list_get_string(list, "language-code", &value) != 0, let value else { return nil }
+        defer { g_free(value) }
+        return String(cString: value)
+    }
+}

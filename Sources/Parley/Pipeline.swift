@@ -2,6 +2,7 @@ import CGStreamer
 import Foundation
 import GstBridge
 import GstKit
+import ParleyCore
 import Synchronization
 
 public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -39,7 +40,7 @@ public final class Pipeline: @unchecked Sendable {
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let bus: UnsafeMutablePointer<GstBus>
     private let watcherDone = DispatchSemaphore(value: 0)
-    private let stopped = StopFlag()
+    private let stopped = Flag()
     private let firstError = Mutex<PipelineError?>(nil)
 
     /// Parses a gst-launch-1.0 style description.
@@ -92,7 +93,7 @@ public final class Pipeline: @unchecked Sendable {
 
     /// Stops the pipeline (NULL state) and ends `events`. Idempotent.
     public func stop() {
-        let wasStopped = stopped.raise()
+        let wasStopped = stopped.testAndSet()
         guard !wasStopped else { return }
         gst_element_set_state(pipeline, GST_STATE_NULL)
         // A bus in NULL state is flushing, so no message can wake the watcher:
@@ -155,7 +156,7 @@ public final class Pipeline: @unchecked Sendable {
         let bus = UnsafeSendable(self.bus)
         let thread = Thread { [continuation, watcherDone, stopped, weak self] in
             defer { watcherDone.signal() }
-            while !stopped.isRaised {
+            while !stopped.isSet {
                 guard let message = gst_bus_timed_pop(bus.value, GstClockTime(50 * Gst.millisecond)) else { continue }
                 defer { parley_message_unref(message) }
                 guard let event = Self.translate(message) else { continue }
@@ -207,12 +208,4 @@ private func takeGStringPublic(_ pointer: UnsafeMutablePointer<gchar>?) -> Strin
     guard let pointer else { return nil }
     defer { g_free(pointer) }
     return String(cString: pointer)
-}
-
-/// Set once, read from any thread.
-final class StopFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    /// Raises the flag; returns whether it was already raised.
-    func raise() -> Bool { flag.exchange(true, ordering: .acquiringAndReleasing) }
-    var isRaised: Bool { flag.load(ordering: .acquiring) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// A position in a pipeline file, 1-based, as compilers print them.
 public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
@@ -216,29 +217,5 @@ public struct PipelineFile: Sendable {
     /// The gst-launch description the tokens make.
     public static func launchString(_ tokens: [LaunchToken]) -> String {
         tokens.map(\.text).joined(separator: " ")
-    }
-}
-
-/// "Did you mean" by edit distance.
-public enum Suggestions {
-    public static func closest(to word: String, in candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
-        return best.1 <= max(2, word.count / 2) ? best.0 : nil
-    }
-
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var row = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = row
-        }
-        return previous[b.count]
     }
 }

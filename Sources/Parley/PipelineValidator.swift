@@ -1,6 +1,7 @@
 import CGStreamer
 import GstBridge
 import GstKit
+import ParleyCore
 
 /// Checks a pipeline file against the GStreamer registry without running it:
 /// every element exists, every property exists and takes its value, and

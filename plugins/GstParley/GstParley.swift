@@ -2,12 +2,16 @@
 // loader looks up in libgstparley.so. Nothing else belongs here.
 import CGStreamer
 import GstKit
+import EspeakSrc
+import EspeakTTS
 import TranscriptSink
 import VADSegmenter
 
 /// Every element the plugin provides, in the order gst-inspect lists them.
 public let parleyElements: [any Element.Type] = [
     VADSegmenterElement.self,
+    EspeakTTSElement.self,
+    EspeakSrcElement.self,
     TranscriptSinkElement.self,
 ]
 

@@ -1,0 +1,2 @@
+#pragma once
+#include <espeak-ng/speak_lib.h>

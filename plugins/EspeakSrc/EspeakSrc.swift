@@ -1,0 +1,110 @@
+// espeaksrc: a source that speaks its `text` property with espeak-ng, for
+// gst-launch one-liners and tests.
+//
+//     gst-launch-1.0 espeaksrc text="go forward ten meters" voice=en-us \
+//         ! audioconvert ! wavenc ! filesink location=go.wav
+//
+// Audio streams out as espeak-ng makes it, then EOS.
+import CGStreamer
+import EspeakEngine
+import Foundation
+import GstKit
+import ParleyCore
+import Synchronization
+
+public final class EspeakSrcElement: Element {
+    public static let DEFAULT_TEXT = "Hello from Parley."
+
+    public static let metadata = ElementMetadata(
+        factoryName: "espeaksrc", typeName: "GstParleyEspeakSrc",
+        longName: "espeak-ng speech source", klass: "Source/Audio",
+        description: "Speaks its text property with espeak-ng",
+        example: "gst-launch-1.0 espeaksrc text=\"go forward ten meters\" ! audioconvert ! wavenc ! filesink location=go.wav")
+    public static let kind = ElementKind.source(live: false)
+    public static let pads = PadTemplates(
+        src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)22050")
+    public static let properties = [
+        PropertySpec("text", nick: "Text", blurb: "What to say (SSML if ssml=true)", .string(default: DEFAULT_TEXT)),
+    ] + EspeakSettings.specs
+
+    static let log = DebugCategory("espeaksrc", description: "Parley espeak-ng speech source")
+
+    struct Settings {
+        var text = DEFAULT_TEXT
+        var speech = EspeakSettings()
+    }
+
+    private struct Chunk: Sendable { var samples: [Int16] }
+
+    public let element: ElementHandle
+    private let settings = Mutex(Settings())
+    private let chunks = Mutex<BlockingQueue<Chunk>?>(nil)
+    private let produced = Atomic<UInt64>(0)
+    private let stopRequested = Flag()
+
+    public init(element: ElementHandle) { self.element = element }
+
+    public func property(named name: String) -> PropertyValue {
+        let current = settings.withLock { $0 }
+        return name == "text" ? .string(current.text) : current.speech.property(named: name)
+    }
+
+    public func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            if name == "text" { settings.text = value.string ?? "" } else { settings.speech.set(name, value) }
+        }
+    }
+
+    public func start() -> Bool {
+        let current = settings.withLock { $0 }
+        do {
+            try EspeakSettings.checkEngine(voice: current.speech.parameters.voice)
+        } catch {
+            element.postError(.settings(error.description, debug: "property voice"))
+            return false
+        }
+        let queue = BlockingQueue<Chunk>()
+        chunks.withLock { $0 = queue }
+        produced.store(0, ordering: .relaxed)
+        stopRequested.set(false)
+        let element = element
+        DispatchQueue.global().async { [stopRequested] in
+            do {
+                try EspeakEngine.shared.synthesize(current.text, parameters: current.speech.parameters) { samples, _ in
+                    if !samples.isEmpty { queue.put(Chunk(samples: Array(samples))) }
+                    return !stopRequested.isSet
+                }
+            } catch {
+                element.postError(.stream("espeak-ng could not speak the text: \(error)"))
+            }
+            queue.close()
+        }
+        return true
+    }
+
+    public func stop() -> Bool {
+        stopRequested.set()
+        chunks.withLock { $0?.close() }
+        return true
+    }
+
+    public func unlock() -> Bool {
+        // Flushing: wake create() without losing the stream position.
+        stopRequested.set()
+        chunks.withLock { $0?.close() }
+        return true
+    }
+
+    public func create() -> (GstFlowReturn, Buffer?) {
+        guard let queue = chunks.withLock({ $0 }), let chunk = queue.take() else {
+            return (stopRequested.isSet ? FlowReturn.flushing : FlowReturn.eos, nil)
+        }
+        let rate = UInt64(EspeakEngine.shared.sampleRate)
+        let before = produced.add(UInt64(chunk.samples.count), ordering: .relaxed).oldValue
+        let buffer = Buffer(samples: chunk.samples)
+        buffer.pts = before * Gst.second / rate
+        buffer.duration = (before + UInt64(chunk.samples.count)) * Gst.second / rate - buffer.pts
+        buffer.offset = before
+        return (FlowReturn.ok, buffer)
+    }
+}
