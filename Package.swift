@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], path: "Tests/ParleyCoreTests"),
         .testTarget(
-            name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore"], path: "Tests/ParleyTests"),
+            name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine"], path: "Tests/ParleyTests"),
     ] + elementTargets.map {
         .target(name: $0, dependencies: ["GstKit", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")
     },

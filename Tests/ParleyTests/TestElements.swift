@@ -34,24 +34,55 @@ final class NumberSource: Element {
     static let pads = PadTemplates(src: "text/x-raw, format=(string)utf8")
     static let properties = [
         PropertySpec("count", nick: "Count", blurb: "Buffers to push", .int(default: 10, range: 0...1_000_000)),
+        PropertySpec("prefix", nick: "Prefix", blurb: "Text before each buffer's number", .string(default: "")),
+        PropertySpec("spacing-ms", nick: "Spacing", blurb: "PTS step between buffers", .int(default: 10, range: 0...100_000)),
+        PropertySpec("texts", nick: "Texts", blurb: "Buffers' texts separated by |, instead of numbers", .string(default: "")),
+        PropertySpec("interval-ms", nick: "Interval", blurb: "Real time to wait before each buffer after the first",
+                     .int(default: 0, range: 0...100_000)),
     ]
 
     let element: ElementHandle
     private let count = Atomic<Int>(10)
     private let next = Atomic<Int>(0)
+    private let spacing = Atomic<Int>(10)
+    private let prefix = Mutex("")
+    private let texts = Mutex<[String]>([])
+    private let interval = Atomic<Int>(0)
     init(element: ElementHandle) { self.element = element }
 
-    func property(named name: String) -> PropertyValue { .int(count.load(ordering: .relaxed)) }
-    func setProperty(named name: String, to value: PropertyValue) { count.store(value.int, ordering: .relaxed) }
+    func property(named name: String) -> PropertyValue {
+        switch name {
+        case "prefix": .string(prefix.withLock { $0 })
+        case "spacing-ms": .int(spacing.load(ordering: .relaxed))
+        case "texts": .string(texts.withLock { $0.joined(separator: "|") })
+        case "interval-ms": .int(interval.load(ordering: .relaxed))
+        default: .int(count.load(ordering: .relaxed))
+        }
+    }
+    func setProperty(named name: String, to value: PropertyValue) {
+        switch name {
+        case "prefix": prefix.withLock { $0 = value.string ?? "" }
+        case "spacing-ms": spacing.store(value.int, ordering: .relaxed)
+        case "texts":
+            let list = (value.string ?? "").split(separator: "|").map(String.init)
+            texts.withLock { $0 = list }
+            count.store(list.count, ordering: .relaxed)
+        case "interval-ms": interval.store(value.int, ordering: .relaxed)
+        default: count.store(value.int, ordering: .relaxed)
+        }
+    }
     func start() -> Bool { next.store(0, ordering: .relaxed); return true }
 
     func create() -> (GstFlowReturn, Buffer?) {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
         guard index < count.load(ordering: .relaxed) else { return (FlowReturn.eos, nil) }
-        let buffer = Buffer(string: "\(index)")
+        if index > 0 && interval.load(ordering: .relaxed) > 0 { usleep(useconds_t(interval.load(ordering: .relaxed) * 1000)) }
+        let list = texts.withLock { $0 }
+        let buffer = Buffer(string: list.isEmpty ? prefix.withLock { $0 } + "\(index)" : list[index])
+        let step = UInt64(spacing.load(ordering: .relaxed)) * Gst.millisecond
         buffer.offset = UInt64(index)
-        buffer.pts = UInt64(index) * 10 * Gst.millisecond
-        buffer.duration = 10 * Gst.millisecond
+        buffer.pts = UInt64(index) * step
+        buffer.duration = step
         TestRecords.shared.update("source") { $0.produced += 1 }
         return (FlowReturn.ok, buffer)
     }
@@ -177,4 +208,41 @@ final class RecordingSink: Element {
     }
 }
 
-let testElements: [any Element.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self]
+/// Records the timestamps and samples of the audio that reaches it.
+final class AudioRecordingSink: Element {
+    static let metadata = ElementMetadata(
+        factoryName: "parleytestaudiosink", typeName: "ParleyTestAudioRecordingSink", longName: "Test audio sink",
+        klass: "Sink/Audio", description: "Records the span and samples of every audio buffer")
+    static let kind = ElementKind.sink
+    static let pads = PadTemplates(sink: "audio/x-raw, format=(string)S16LE, channels=(int)1")
+
+    struct Span: Sendable, Equatable {
+        var pts: UInt64
+        var duration: UInt64
+        var segment: UInt64?
+        var end: UInt64 { pts + duration }
+    }
+    static let recorded = Mutex<[String: (spans: [Span], samples: [Int16])]>([:])
+
+    let element: ElementHandle
+    init(element: ElementHandle) { self.element = element }
+
+    func render(buffer: Buffer) -> GstFlowReturn {
+        let span = Span(pts: buffer.pts, duration: buffer.duration, segment: buffer.speechMeta?.segmentID)
+        let samples = buffer.int16Samples
+        Self.recorded.withLock { all in
+            var entry = all[element.name] ?? ([], [])
+            entry.spans.append(span)
+            entry.samples += samples
+            all[element.name] = entry
+        }
+        return FlowReturn.ok
+    }
+
+    static func take(_ name: String) -> (spans: [Span], samples: [Int16]) {
+        recorded.withLock { $0.removeValue(forKey: name) ?? ([], []) }
+    }
+}
+
+let testElements: [any Element.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self,
+                                        AudioRecordingSink.self]

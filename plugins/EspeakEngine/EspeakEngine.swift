@@ -129,8 +129,10 @@ public final class EspeakEngine: Sendable {
         let aliases = ["zh": "cmn", "zh-cn": "cmn", "zh-hans": "cmn"]
         for candidate in [wanted, aliases[wanted], String(wanted.split(separator: "-").first ?? "")] {
             guard let candidate, !candidate.isEmpty else { continue }
+            // espeak_SetVoiceByName knows a voice by its own language, not by
+            // aliases like "zh" for cmn: answer with that.
             if let voice = voices.first(where: { $0.languages.contains { $0.lowercased() == candidate } }) {
-                return voice.languages.first { $0.lowercased() == candidate } ?? voice.name
+                return voice.languages.first ?? voice.name
             }
             if let mapped = aliases[candidate], voices.contains(where: { $0.languages.contains(mapped) }) {
                 return mapped
