@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Parley", targets: ["Parley"]),
         .executable(name: "parley", targets: ["parley"]),
         .executable(name: "parley-embed-example", targets: ["EmbedParley"]),
+        .executable(name: "parley-bench", targets: ["ParleyBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -49,6 +50,8 @@ let package = Package(
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.
         .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
+        .executableTarget(
+            name: "ParleyBench", dependencies: ["Parley", "GstKit", "ParleyCore"], path: "benchmarks/Harness"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], path: "Tests/ParleyCoreTests"),
         .testTarget(
             name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine"], path: "Tests/ParleyTests"),

@@ -149,6 +149,8 @@ public final class EspeakEngine: Sendable {
                            onAudio: (UnsafeBufferPointer<Int16>, [SpeechMark]) -> Bool) throws(EspeakError) {
         guard isAvailable else { throw .initializationFailed }
         let result: EspeakError? = lock.withLock { _ in
+            // Another espeak-ng user in the process may have set its own.
+            espeak_SetSynthCallback(synthCallback)
             let voice = parameters.voice.isEmpty ? (voice(forLanguage: parameters.language) ?? "en") : parameters.voice
             guard espeak_SetVoiceByName(voice) == EE_OK else { return .unknownVoice(voice, suggestions: []) }
             espeak_SetParameter(espeakRATE, Int32(parameters.rate), 0)

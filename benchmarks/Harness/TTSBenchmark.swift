@@ -1,0 +1,112 @@
+import Foundation
+import Parley
+import ParleyCore
+
+/// espeaksrc and espeaktts against the `espeak` element of Debian's
+/// gstreamer1.0-espeak, driven the same way, in one process and one run.
+struct TTSBenchmark {
+    var runs: Int
+    /// "parley", "peer", or nil for both. libespeak-ng is process-global and
+    /// gstreamer1.0-espeak installs its own callback, so the two are measured
+    /// in separate processes of this same harness, one after the other.
+    var only: String?
+
+    static let sentences = [
+        "Hello.",
+        "Go forward ten meters.",
+        "The quick brown fox jumps over the lazy dog.",
+        "Please turn left at the next intersection and continue for two kilometers.",
+        "Speech pipelines cut audio at pauses, recognise it, translate it and speak the result, one segment at a time, in order.",
+    ]
+
+    struct Sample {
+        var firstAudioMs: Double
+        var realTimeFactor: Double  // seconds of audio per second of wall time
+    }
+
+    /// One synthesis through `description`, timed from PLAYING to first audio and to EOS.
+    func measure(_ description: String, sink: String, rate: Double) async throws -> Sample {
+        let pipeline = try Pipeline(launch: description)
+        let started = MonotonicClock.nanoseconds()
+        try await pipeline.run()
+        let ended = MonotonicClock.nanoseconds()
+        let figures = TimingSink.take(sink)
+        let audioSeconds = Double(figures.bytes / 2) / rate
+        return Sample(firstAudioMs: Double(figures.firstBufferAt - started) / 1e6,
+                      realTimeFactor: audioSeconds / (Double(ended - started) / 1e9))
+    }
+
+    func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+
+    func run() async throws -> String {
+        guard only == nil else { return try await rows().joined(separator: "\n") }
+        var rows: [String] = []
+        for group in ["parley", "peer"] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.arguments = ["tts", "--only", group, "--runs", "\(runs)"]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            rows += text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("|") }
+        }
+        let peerAvailable = rows.contains { $0.contains("gstreamer1.0-espeak") }
+        // Group by sentence.
+        rows.sort { $0.split(separator: "|").first ?? "" < $1.split(separator: "|").first ?? "" }
+        return report(rows, peerAvailable: peerAvailable)
+    }
+
+    func rows() async throws -> [String] {
+        let peerAvailable = only == "peer" && (try? Pipeline(launch: "espeak text=x ! fakesink")) != nil
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var rows: [String] = []
+        for (index, sentence) in Self.sentences.enumerated() {
+            let textFile = folder.appendingPathComponent("s\(index).txt").path
+            try sentence.write(toFile: textFile, atomically: true, encoding: .utf8)
+            let quoted = sentence.replacingOccurrences(of: "\"", with: "\\\"")
+            var candidates: [(String, String)] = []
+            if only == "parley" {
+                candidates += [
+                    ("espeaksrc (Parley)", "espeaksrc voice=en text=\"\(quoted)\" ! parleytimingsink name=sink"),
+                    ("espeaktts (Parley, text in)", "filesrc location=\(textFile) ! text/x-raw,format=utf8 ! espeaktts voice=en ! parleytimingsink name=sink"),
+                ]
+            }
+            if peerAvailable {
+                candidates.append(("espeak (gstreamer1.0-espeak)",
+                                   "espeak voice=en text=\"\(quoted)\" ! audio/x-raw,format=S16LE ! parleytimingsink name=sink"))
+            }
+            for (name, description) in candidates {
+                var samples: [Sample] = []
+                _ = try await measure(description, sink: "sink", rate: 22050)  // warm-up
+                for _ in 0..<runs { samples.append(try await measure(description, sink: "sink", rate: 22050)) }
+                rows.append(String(format: "| %d (%d chars) | %@ | %.1f | %.0f |", index + 1, sentence.count, name,
+                                   median(samples.map(\.firstAudioMs)), median(samples.map(\.realTimeFactor))))
+            }
+        }
+        return rows
+    }
+
+    func report(_ rows: [String], peerAvailable: Bool) -> String {
+        var report = """
+            # TTS benchmark
+
+            Time to first audio (from PLAYING to the first buffer at the sink, ms) and
+            synthesis speed (seconds of audio per second of wall time, whole pipeline
+            from PLAYING to EOS), median of \(runs) runs after one warm-up, per sentence.
+            Same harness, same sink, same voice (en), 22050 Hz; Parley's elements and
+            the peer run in separate processes because libespeak-ng is process-global.
+            \(peerAvailable ? "" : "\n`espeak` (gstreamer1.0-espeak) was not installed: `apt-get install gstreamer1.0-espeak`.\n")
+            | sentence | element | first audio ms | x real time |
+            |---|---|---|---|
+
+            """
+        report += rows.joined(separator: "\n") + "\n"
+        return report
+    }
+}

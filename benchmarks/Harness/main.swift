@@ -1,0 +1,31 @@
+// parley-bench: measures Parley's elements on real pipelines.
+//
+//     swift run -c release parley-bench tts [--runs 5] [--output benchmarks/tts/results.md]
+//
+// Each figure is the median of several runs; times come from CLOCK_MONOTONIC.
+import Foundation
+import Parley
+
+Parley.initialize()
+Parley.register([TimingSink.self])
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    print("usage: parley-bench tts [--runs N] [--output FILE]")
+    exit(2)
+}
+@MainActor func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let runs = Int(option("--runs") ?? "") ?? 5
+
+switch command {
+case "tts":
+    let report = try await TTSBenchmark(runs: runs, only: option("--only")).run()
+    print(report)
+    if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+default:
+    print("unknown benchmark \(command); available: tts")
+    exit(2)
+}
