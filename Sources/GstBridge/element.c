@@ -168,7 +168,8 @@ static GstPad *make_pad(GstElement *element, GstPadTemplate *templ, const gchar 
   // Same caps in and out: caps events and queries pass through untouched
   // (gst_pad_event_default forwards CAPS only on proxy-caps pads). Elements
   // that change format push their own caps instead.
-  if (info->sink_caps && info->src_caps && g_str_equal(info->sink_caps, info->src_caps))
+  const gchar *out_caps = info->src_caps ? info->src_caps : info->request_src_caps;
+  if (info->sink_caps && out_caps && g_str_equal(info->sink_caps, out_caps))
     GST_PAD_SET_PROXY_CAPS(pad);
   if (GST_PAD_IS_SINK(pad)) gst_pad_set_chain_function(pad, element_chain);
   gst_pad_set_event_function(pad, element_event);

@@ -69,4 +69,14 @@ import Testing
         pipeline.stop()  // PAUSED→READY cancels and joins
         #expect(TestRecords.shared.record("flushed").received.count > 0)
     }
+
+    @Test func requestPadsFanOutToEveryBranch() async throws {
+        _ = try await run("""
+            parleytestsrc count=20 ! parleytestfanout name=split
+            split.src_0 ! queue ! parleytestsink name=left
+            split.src_1 ! queue ! parleytestsink name=right
+            """)
+        #expect(TestRecords.shared.record("left").received == (0..<20).map(UInt64.init))
+        #expect(TestRecords.shared.record("right").received == (0..<20).map(UInt64.init))
+    }
 }

@@ -35,6 +35,7 @@ import Testing
         #expect(rms(audio.samples) > 500, "not silence")
         let words = events.compactMap { if case .elementMessage(_, let s) = $0, s.name == "parley/tts-word" { s["word"]?.string } else { nil } }
         #expect(words == ["hello", "world"])
+        #expect(events.contains { if case .elementMessage(_, let s) = $0 { s.name == "parley/tts-sentence" } else { false } })
         let latency = events.compactMap { if case .latency(let r) = $0 { r.figures["time-to-first-audio-ms"] } else { nil } }
         #expect(latency.count == 1)
     }

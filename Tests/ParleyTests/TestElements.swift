@@ -244,5 +244,26 @@ final class AudioRecordingSink: Element {
     }
 }
 
+/// Request-pad fan-out: every buffer goes to every src_%u pad.
+final class FanOut: Element {
+    static let metadata = ElementMetadata(
+        factoryName: "parleytestfanout", typeName: "ParleyTestFanOut", longName: "Test fan-out",
+        klass: "Generic", description: "Copies each buffer to every requested src pad")
+    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", requestSrc: "text/x-raw, format=(string)utf8")
+
+    let element: ElementHandle
+    private let outputs = Mutex<[Pad]>([])
+    init(element: ElementHandle) { self.element = element }
+
+    func padAdded(_ pad: Pad) { outputs.withLock { $0.append(pad) } }
+    func padRemoved(_ pad: Pad) { outputs.withLock { $0.removeAll { $0 == pad } } }
+
+    func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
+        let targets = outputs.withLock { $0 }  // never push under the lock
+        for target in targets { target.push(buffer) }
+        return FlowReturn.ok
+    }
+}
+
 let testElements: [any Element.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self,
-                                        AudioRecordingSink.self]
+                                        AudioRecordingSink.self, FanOut.self]

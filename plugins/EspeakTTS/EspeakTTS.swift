@@ -10,7 +10,9 @@
 // after the previous speech if that is later (`overlap=queue`); with
 // `overlap=interrupt` a new result cuts the speech in progress (barge-in).
 // With no voice set, the voice follows the language in the meta or the
-// stream's language tag. `parley/tts-word` messages mark each word.
+// stream's language tag. `parley/tts-word` and `parley/tts-sentence`
+// messages mark each word and sentence (offset in stream time, position in
+// the text), so an application can highlight what is being spoken.
 import CGStreamer
 import EspeakEngine
 import Foundation

@@ -199,7 +199,15 @@ final class Speaker: @unchecked Sendable {
     }
 
     private func postMark(_ mark: SpeechMark, job: Job, start: UInt64, segment: UInt64) {
-        guard case .word(let offsetMs, let position, let length) = mark else { return }
+        guard case .word(let offsetMs, let position, let length) = mark else {
+            if case .sentence(let offsetMs, let position) = mark {
+                element.postElementMessage(Structure("parley/tts-sentence", [
+                    ("segment-id", .uint64(segment)), ("offset", .uint64(start + UInt64(offsetMs) * Gst.millisecond)),
+                    ("text-position", .int(max(0, position - 1))),
+                ]))
+            }
+            return
+        }
         let characters = Array(job.text)
         let from = max(0, min(characters.count, position - 1))
         let word = String(characters[from..<min(characters.count, from + max(0, length))])
