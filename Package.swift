@@ -51,7 +51,7 @@ let package = Package(
         // always compiles; a test checks the README shows this very file.
         .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
         .executableTarget(
-            name: "ParleyBench", dependencies: ["Parley", "GstKit", "ParleyCore"], path: "benchmarks/Harness"),
+            name: "ParleyBench", dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter"], path: "benchmarks/Harness"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], path: "Tests/ParleyCoreTests"),
         .testTarget(
             name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine"], path: "Tests/ParleyTests"),
