@@ -4,7 +4,8 @@ import VADSegmenter
 /// Per-10 ms-frame decisions of Parley's speech detector on a 16 kHz mono
 /// S16LE WAV file, one 0/1 per line, for scoring with the vadbench contract.
 enum VADFrames {
-    static func decisions(wav path: String, threshold: Float = 0.5) throws -> (decisions: [UInt8], seconds: Double) {
+    /// Probabilities and the spectral detector's features per frame.
+    static func frames(wav path: String) throws -> (rows: [String], seconds: Double) {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let samples: [Int16] = data.withUnsafeBytes { raw in
             // Skip to the data chunk.
@@ -20,18 +21,21 @@ enum VADFrames {
             }
             return []
         }
-        var detector = EnergyDetector()
-        var decisions: [UInt8] = []
-        decisions.reserveCapacity(samples.count / 160)
+        var detector = SpectralDetector(rate: 16_000)
+        var probabilities: [Float] = [], features: [(Float, Float)] = []
+        probabilities.reserveCapacity(samples.count / 160)
         let started = ProcessInfo.processInfo.systemUptime
         samples.withUnsafeBufferPointer { all in
             var offset = 0
             while offset + 160 <= all.count {
                 let frame = UnsafeBufferPointer(rebasing: all[offset..<(offset + 160)])
-                decisions.append(detector.probability(of: frame) >= threshold ? 1 : 0)
+                probabilities.append(detector.probability(of: frame))
+                features.append((detector.lastLogLikelihood, detector.lastTonality))
                 offset += 160
             }
         }
-        return (decisions, ProcessInfo.processInfo.systemUptime - started)
+        let seconds = ProcessInfo.processInfo.systemUptime - started
+        let rows = zip(probabilities, features).map { "\($0) \($1.0) \($1.1)" }
+        return (rows, seconds)
     }
 }

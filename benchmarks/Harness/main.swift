@@ -29,8 +29,8 @@ case "vad-frames":
     // parley-bench vad-frames FILE.wav: one decision per 10 ms frame on stdout,
     // the CPU time on stderr.
     guard arguments.count >= 2 else { print("usage: parley-bench vad-frames FILE.wav"); exit(2) }
-    let (decisions, seconds) = try VADFrames.decisions(wav: arguments[1])
-    print(decisions.map(String.init).joined(separator: "\n"))
+    let (rows, seconds) = try VADFrames.frames(wav: arguments[1])
+    print(rows.joined(separator: "\n"))
     FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8))
 default:
     print("unknown benchmark \(command); available: tts, vad-frames")
