@@ -41,6 +41,8 @@ public struct SpectralDetector: SpeechDetector {
     private var framesSeen = 0
     private var smoothed: Float = 0
     private var spectrum: [Float]
+    private var energies: [Float]
+    private var scratch: RealFFT.Scratch
 
     /// Features of the last frame, for benchmarks and tuning.
     public private(set) var lastLogLikelihood: Float = 0
@@ -55,6 +57,7 @@ public struct SpectralDetector: SpeechDetector {
         window = (0..<size).map { 0.5 - 0.5 * cos(2 * Float.pi * Float($0) / Float(size)) }
         history = [Float](repeating: 0, count: size)
         spectrum = [Float](repeating: 0, count: size / 2 + 1)
+        scratch = RealFFT.Scratch(size: size)
         // 250 Hz bands over the speech range (150 Hz to 4 kHz, or Nyquist).
         let binHz = Float(rate) / Float(size)
         let top = min(4000, Float(rate) / 2 - 100)
@@ -66,6 +69,7 @@ public struct SpectralDetector: SpeechDetector {
             low += 250
         }
         self.bands = bands
+        energies = [Float](repeating: 0, count: bands.count)
         noise = [Float](repeating: 0, count: bands.count)
         previousSpeech = [Float](repeating: 0, count: bands.count)
         smoothedPower = [Float](repeating: 0, count: bands.count)
@@ -76,14 +80,20 @@ public struct SpectralDetector: SpeechDetector {
         // Slide the analysis window by one hop (frames may be any length; the
         // element always hands over 10 ms).
         let count = min(frame.count, history.count)
-        history.removeFirst(count)
+        let first = frame.count - count
         var mean: Float = 0
-        for sample in frame.suffix(count) { mean += Float(sample) }
+        for index in first..<frame.count { mean += Float(frame[index]) }
         mean /= Float(max(1, count))
-        history.append(contentsOf: frame.suffix(count).map { (Float($0) - mean) / 32768 })
-        fft.powerSpectrum(of: history, window: window, into: &spectrum)
+        history.withUnsafeMutableBufferPointer { history in
+            let keep = history.count - count
+            if keep > 0 {
+                UnsafeMutableRawPointer(history.baseAddress!).copyMemory(
+                    from: history.baseAddress! + count, byteCount: keep * MemoryLayout<Float>.stride)
+            }
+            for index in 0..<count { history[keep + index] = (Float(frame[first + index]) - mean) / 32768 }
+        }
+        fft.powerSpectrum(of: history, window: window, into: &spectrum, scratch: &scratch)
 
-        var energies = [Float](repeating: 0, count: bands.count)
         var strongestBin: Float = 0, total: Float = 0
         for (index, band) in bands.enumerated() {
             var sum: Float = 0
@@ -165,27 +175,47 @@ struct RealFFT {
         }
     }
 
-    /// |X[k]|² for k in 0...size/2 of the windowed signal.
-    func powerSpectrum(of signal: [Float], window: [Float], into power: inout [Float]) {
-        var re = [Float](repeating: 0, count: size)
-        var im = [Float](repeating: 0, count: size)
-        for index in 0..<size { re[reversed[index]] = signal[index] * window[index] }
-        var length = 2
-        while length <= size {
-            let half = length / 2, step = size / length
-            var start = 0
-            while start < size {
-                for k in 0..<half {
-                    let c = cosines[k * step], s = sines[k * step]
-                    let a = start + k, b = a + half
-                    let tr = re[b] * c - im[b] * s, ti = re[b] * s + im[b] * c
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
-                }
-                start += length
-            }
-            length *= 2
+    /// Working memory, kept between frames so the hot path allocates nothing.
+    struct Scratch {
+        var re: [Float]
+        var im: [Float]
+        init(size: Int) {
+            re = [Float](repeating: 0, count: size)
+            im = [Float](repeating: 0, count: size)
         }
-        for k in 0...(size / 2) { power[k] = re[k] * re[k] + im[k] * im[k] }
+    }
+
+    /// |X[k]|² for k in 0...size/2 of the windowed signal.
+    func powerSpectrum(of signal: [Float], window: [Float], into power: inout [Float], scratch: inout Scratch) {
+        let size = self.size
+        scratch.re.withUnsafeMutableBufferPointer { re in
+            scratch.im.withUnsafeMutableBufferPointer { im in
+                cosines.withUnsafeBufferPointer { cosines in
+                    sines.withUnsafeBufferPointer { sines in
+                        for index in 0..<size {
+                            re[reversed[index]] = signal[index] * window[index]
+                            im[index] = 0
+                        }
+                        var length = 2
+                        while length <= size {
+                            let half = length / 2, step = size / length
+                            var start = 0
+                            while start < size {
+                                for k in 0..<half {
+                                    let c = cosines[k * step], s = sines[k * step]
+                                    let a = start + k, b = a + half
+                                    let tr = re[b] * c - im[b] * s, ti = re[b] * s + im[b] * c
+                                    re[b] = re[a] - tr; im[b] = im[a] - ti
+                                    re[a] += tr; im[a] += ti
+                                }
+                                start += length
+                            }
+                            length *= 2
+                        }
+                        for k in 0...(size / 2) { power[k] = re[k] * re[k] + im[k] * im[k] }
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,177 @@
+"""Scores VADs on vadbench conditions with the vadbench metric contract.
+
+Parley's detector is read from the per-frame files `parley-bench vad-frames`
+wrote; WebRTC VAD (webrtcvad-wheels) and Silero v5 (the ONNX model shipped in
+the silero-vad wheel, run with onnxruntime) run here on the same audio.
+The frame scores are our own implementation of the contract; on the first
+condition they are checked against the contract's reference code.
+"""
+import argparse
+import os
+import sys
+import time
+import wave
+
+import numpy as np
+
+FRAME = 160  # 10 ms at 16 kHz
+
+
+def read_wav(path):
+    with wave.open(path, "rb") as w:
+        assert w.getframerate() == 16000 and w.getnchannels() == 1 and w.getsampwidth() == 2, path
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+
+
+def read_column(path):
+    with open(path) as f:
+        return np.array([int(l) for l in f if l.strip() and not l.startswith("#")], dtype=np.int8)
+
+
+def on_grid(decisions, frame_len, n):
+    """Native-frame decisions -> 10 ms grid: each 10 ms frame takes the native frame holding its centre."""
+    decisions = np.asarray(decisions, dtype=np.int8)
+    index = (np.arange(n) * FRAME + FRAME // 2) // frame_len
+    out = np.zeros(n, dtype=np.int8)
+    inside = index < len(decisions)
+    out[inside] = decisions[index[inside]]
+    return out
+
+
+def scores(reference, hypothesis, regions):
+    ref, hyp = reference.astype(bool), hypothesis.astype(bool)
+    tp, fp, fn = np.sum(ref & hyp), np.sum(~ref & hyp), np.sum(ref & ~hyp)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    false_alarms = hyp[regions == 2].mean() if np.any(regions == 2) else float("nan")
+    return precision, recall, f1, false_alarms
+
+
+def webrtc(samples, mode, frame_ms=30):
+    import webrtcvad
+    vad = webrtcvad.Vad(mode)
+    n = 16 * frame_ms
+    data = samples.tobytes()
+    started = time.process_time()
+    out = [int(vad.is_speech(data[i * 2:(i + n) * 2], 16000)) for i in range(0, len(samples) - n + 1, n)]
+    return np.array(out), n, time.process_time() - started
+
+
+def silero(samples, threshold=0.5):
+    import importlib.util
+    import onnxruntime
+    # The package itself imports torch; only its shipped model file is needed.
+    package = importlib.util.find_spec("silero_vad").submodule_search_locations[0]
+    model = os.path.join(package, "data", "silero_vad.onnx")
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(model, options)
+    x = samples.astype(np.float32) / 32768.0
+    state = np.zeros((2, 1, 128), dtype=np.float32)
+    context = np.zeros(64, dtype=np.float32)
+    sr = np.array(16000, dtype=np.int64)
+    out = []
+    started = time.process_time()
+    for i in range(0, len(x) - 512 + 1, 512):
+        chunk = np.concatenate([context, x[i:i + 512]])[None, :]
+        probability, state = session.run(None, {"input": chunk, "state": state, "sr": sr})
+        context = chunk[0, -64:]
+        out.append(int(probability[0, 0] >= threshold))
+    return np.array(out), 512, time.process_time() - started
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--vadbench", required=True)
+    parser.add_argument("--audio", required=True)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--plot")
+    parser.add_argument("conditions", nargs="+")
+    args = parser.parse_args()
+    labels = read_column(os.path.join(args.vadbench, "testset", "labels_10ms.txt"))
+    regions = read_column(os.path.join(args.vadbench, "testset", "regions_10ms.txt"))
+
+    rows = {}
+    for k, condition in enumerate(args.conditions):
+        samples = read_wav(os.path.join(args.audio, condition + ".wav"))
+        seconds = len(samples) / 16000
+        with open(os.path.join(args.audio, condition + ".parley")) as f:
+            parley = np.array([float(line.split()[0]) >= 0.5 for line in f], dtype=np.int8)
+        with open(os.path.join(args.audio, condition + ".parley.time")) as f:
+            parley_cpu = float(f.read().split()[1])
+        candidates = {"Parley (SpectralDetector)": (parley, FRAME, parley_cpu)}
+        for mode in (0, 2, 3):
+            candidates[f"WebRTC mode {mode}, 30 ms"] = webrtc(samples, mode)
+        candidates["Silero v5 (onnx)"] = silero(samples)
+        for name, (decisions, frame_len, cpu) in candidates.items():
+            hypothesis = on_grid(decisions, frame_len, len(labels))
+            p, r, f1, fa = scores(labels, hypothesis, regions)
+            rows.setdefault(name, {})[condition] = (p, r, f1, fa, seconds / cpu)
+            if k == 0 and name.startswith("Parley"):
+                check_against_contract(args.vadbench, labels, hypothesis, (p, r, f1))
+
+    write_table(rows, args.conditions, args.output)
+    if args.plot:
+        write_plot(rows, args.conditions, args.plot)
+
+
+def check_against_contract(vadbench, labels, hypothesis, ours):
+    """Our scoring must agree with the contract's own code (scripts/common.py)."""
+    sys.path.insert(0, os.path.join(vadbench, "scripts"))
+    try:
+        import common
+    except ImportError as error:
+        print(f"contract check skipped: {error}", file=sys.stderr)
+        return
+    theirs = common.prf(labels, hypothesis)
+    assert np.allclose(ours, theirs), (ours, theirs)
+    print(f"scoring matches scripts/common.py: P/R/F1 {np.round(theirs, 4)}", file=sys.stderr)
+
+
+def write_table(rows, conditions, path):
+    lines = [
+        "# VAD benchmark",
+        "",
+        "Frame F1 on vadbench's 10 ms grid (distractor false alarms in brackets), and",
+        "speed as seconds of audio per CPU second on one core. Same audio, same",
+        "scoring, one run (`benchmarks/vad/run`). Parley's detector is read at its",
+        "default threshold 0.5.",
+        "",
+        "| VAD | " + " | ".join(conditions) + " | x real time |",
+        "|---|" + "---|" * (len(conditions) + 1),
+    ]
+    for name, by_condition in rows.items():
+        cells = [f"{by_condition[c][2]:.3f} ({by_condition[c][3] * 100:.0f}%)" for c in conditions]
+        speed = np.median([by_condition[c][4] for c in conditions])
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {speed:.0f} |")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def write_plot(rows, conditions, path):
+    """A small grouped bar chart of F1 per condition, as SVG (no plotting library needed)."""
+    width, height, margin = 640, 320, 40
+    names = list(rows)
+    group = (width - 2 * margin) / len(conditions)
+    bar = group / (len(names) + 1)
+    colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"]
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 60}" font-family="sans-serif" font-size="11">']
+    for gi, condition in enumerate(conditions):
+        for ni, name in enumerate(names):
+            f1 = rows[name][condition][2]
+            h = f1 * (height - margin)
+            x = margin + gi * group + ni * bar
+            parts.append(f'<rect x="{x:.1f}" y="{height - h:.1f}" width="{bar - 2:.1f}" height="{h:.1f}" fill="{colours[ni % len(colours)]}"/>')
+        parts.append(f'<text x="{margin + gi * group + group / 2 - 20:.1f}" y="{height + 14}">{condition}</text>')
+    for ni, name in enumerate(names):
+        parts.append(f'<rect x="{margin}" y="{height + 24 + ni * 0}" width="0" height="0"/>')
+        parts.append(f'<text x="{margin + ni * 130}" y="{height + 40}" fill="{colours[ni % len(colours)]}">{name}</text>')
+    parts.append(f'<text x="4" y="{margin - 10}">F1</text></svg>')
+    with open(path, "w") as f:
+        f.write("\n".join(parts))
+
+
+if __name__ == "__main__":
+    main()
