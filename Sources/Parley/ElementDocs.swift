@@ -65,24 +65,10 @@ public enum ElementDocs {
     }
 
     private static func allowedRange(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
-        let raw = UnsafeMutableRawPointer(spec)
-        switch spec.pointee.value_type {
-        case parley_type_int():
-            let s = raw.assumingMemoryBound(to: GParamSpecInt.self).pointee
-            return ", range \(s.minimum) to \(s.maximum)"
-        case parley_type_uint64():
-            let s = raw.assumingMemoryBound(to: GParamSpecUInt64.self).pointee
-            return ", range \(s.minimum) to \(s.maximum)"
-        case parley_type_double():
-            let s = raw.assumingMemoryBound(to: GParamSpecDouble.self).pointee
-            return ", range \(s.minimum) to \(s.maximum)"
-        default:
-            if parley_type_is_enum(spec.pointee.value_type) != 0,
-               let enumClass = raw.assumingMemoryBound(to: GParamSpecEnum.self).pointee.enum_class {
-                let nicks = (0..<Int(enumClass.pointee.n_values)).map { String(cString: enumClass.pointee.values[$0].value_nick) }
-                return ", one of \(nicks.joined(separator: " | "))"
-            }
-            return ""
+        switch ParamSpecRange(spec) {
+        case .numeric(let minimum, let maximum): ", range \(minimum) to \(maximum)"
+        case .oneOf(let nicks): ", one of \(nicks.joined(separator: " | "))"
+        case nil: ""
         }
     }
 
