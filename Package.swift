@@ -2,12 +2,13 @@
 import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
-let elementTargets = ["VADSegmenter", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
+let elementTargets = ["VADSegmenter", "CloudSTT", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
 
 /// Which provider targets an element uses.
 let providers: [String: [Target.Dependency]] = [
     "EspeakTTS": [.target(name: "EspeakEngine")],
     "EspeakSrc": [.target(name: "EspeakEngine")],
+    "CloudSTT": [.target(name: "PocketSphinxEngine")],
 ]
 
 let package = Package(
@@ -33,6 +34,9 @@ let package = Package(
         .systemLibrary(
             name: "CEspeakNG", path: "Sources/CEspeakNG", pkgConfig: "espeak-ng",
             providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(
+            name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev"])]),
         .target(name: "GstBridge", dependencies: ["CGStreamer"], path: "Sources/GstBridge"),
         .target(name: "ParleyCore", path: "Sources/ParleyCore"),
         .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/GstKit"),
@@ -42,6 +46,7 @@ let package = Package(
             path: "plugins/GstParley"),
         // Providers: engines that elements share, beside the elements.
         .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
+        .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         .target(name: "Parley", dependencies: ["GstKit", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .executableTarget(
             name: "parley",

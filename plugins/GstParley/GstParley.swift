@@ -2,6 +2,7 @@
 // loader looks up in libgstparley.so. Nothing else belongs here.
 import CGStreamer
 import GstKit
+import CloudSTT
 import EspeakSrc
 import EspeakTTS
 import TranscriptSink
@@ -10,6 +11,7 @@ import VADSegmenter
 /// Every element the plugin provides, in the order gst-inspect lists them.
 public let parleyElements: [any Element.Type] = [
     VADSegmenterElement.self,
+    CloudSTTElement.self,
     EspeakTTSElement.self,
     EspeakSrcElement.self,
     TranscriptSinkElement.self,

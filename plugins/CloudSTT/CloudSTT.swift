@@ -1,0 +1,179 @@
+// cloudstt: speech to text, one result per speech segment, in order.
+//
+//     gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample \
+//         ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! cloudstt \
+//         ! transcriptsink
+//
+// Segments come from vadsegmenter's `parley/speech-start`/`parley/speech-end`
+// events; with no such events the audio is cut every max-segment-ms. Each
+// segment becomes exactly one text buffer (PTS and duration = the segment's
+// span, ParleySpeechMeta with status and language) and a `parley/transcript`
+// message: a transcript, or an empty buffer with status skipped (shorter than
+// min-segment-ms, or dropped by queue-policy) or failed, with a warning.
+// Requests run through the framework's ordered queue (max-in-flight,
+// max-pending, queue-policy): results leave in segment order.
+//
+// Providers: `local` runs pocketsphinx in-process (Debian's en-us model) and
+// needs no network or key. The cloud providers (OpenAI, Groq, any compatible
+// server) arrive with the HTTP core.
+import CGStreamer
+import Foundation
+import GstKit
+import ParleyCore
+import PocketSphinxEngine
+import Synchronization
+
+public final class CloudSTTElement: Element {
+    public static let DEFAULT_PROVIDER = 0  // local
+    public static let DEFAULT_LANGUAGE = "en"
+    public static let DEFAULT_MIN_SEGMENT_MS = 100
+    public static let DEFAULT_MAX_SEGMENT_MS = 30_000
+
+    public static let metadata = ElementMetadata(
+        factoryName: "cloudstt", typeName: "GstParleyCloudSTT",
+        longName: "Speech to text", klass: "Filter/Converter/Audio/Text",
+        description: "Transcribes each speech segment (from vadsegmenter's events) into one text result, in order, through a bounded request queue",
+        example: "gst-launch-1.0 -m filesrc location=/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav ! wavparse ! vadsegmenter ! cloudstt ! fakesink")
+    public static let pads = PadTemplates(
+        sink: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]",
+        src: "text/x-raw, format=(string)utf8")
+
+    public static let properties = [
+        PropertySpec("provider", nick: "Provider", blurb: "Who transcribes: local = pocketsphinx in this process, no network",
+                     .enumeration(typeName: "GstParleySTTProvider", values: [
+                        EnumValue(0, "local", "pocketsphinx in-process (Debian's en-us model)"),
+                     ], default: DEFAULT_PROVIDER)),
+        PropertySpec("language", nick: "Language", blurb: "ISO-639-1 language of the speech (the local engine knows en)",
+                     .string(default: DEFAULT_LANGUAGE)),
+        PropertySpec("min-segment-ms", nick: "Minimum segment",
+                     blurb: "Shorter segments are not transcribed: they give a skipped result",
+                     .int(default: DEFAULT_MIN_SEGMENT_MS, range: 0...60_000)),
+        PropertySpec("max-segment-ms", nick: "Maximum segment",
+                     blurb: "With no speech events, audio is cut into segments this long",
+                     .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
+        PropertySpec("results-final", nick: "Final results", blurb: "Segments transcribed",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+        PropertySpec("results-skipped", nick: "Skipped results", blurb: "Segments skipped (too short, or dropped by queue-policy)",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+        PropertySpec("results-failed", nick: "Failed results", blurb: "Segments the provider could not transcribe",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+    ] + QueueProperties.specs
+
+    static let log = DebugCategory("cloudstt", description: "Parley speech to text")
+
+    struct Settings {
+        var language = DEFAULT_LANGUAGE
+        var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
+        var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
+        var queue = AsyncStage.Queue.Configuration(maxInFlight: 1)
+    }
+
+    public let element: ElementHandle
+    let settings = Mutex(Settings())
+    private let segments = Mutex(SegmentCollector())
+    let recognizer = Mutex<PocketSphinxRecognizer?>(nil)
+    let stage: AsyncStage
+    let counters = ResultCounters()
+
+    public init(element: ElementHandle) {
+        self.element = element
+        stage = AsyncStage(element: element, log: Self.log)
+    }
+
+    public func property(named name: String) -> PropertyValue {
+        if let figure = stage.statisticsProperty(name) { return figure }
+        let current = settings.withLock { $0 }
+        switch name {
+        case "provider": return .enumeration(0)
+        case "language": return .string(current.language)
+        case "min-segment-ms": return .int(current.minSegmentMs)
+        case "max-segment-ms": return .int(current.maxSegmentMs)
+        case "results-final": return .uint64(counters.final.load(ordering: .relaxed))
+        case "results-skipped": return .uint64(counters.skipped.load(ordering: .relaxed))
+        case "results-failed": return .uint64(counters.failed.load(ordering: .relaxed))
+        case "max-in-flight": return .int(current.queue.maxInFlight)
+        case "max-pending": return .int(current.queue.maxPending)
+        case "queue-policy": return .enumeration(QueueProperties.value(current.queue.policy))
+        default: return .int(0)
+        }
+    }
+
+    public func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            switch name {
+            case "language": settings.language = value.string ?? ""
+            case "min-segment-ms": settings.minSegmentMs = value.int
+            case "max-segment-ms": settings.maxSegmentMs = value.int
+            case "max-in-flight": settings.queue.maxInFlight = value.int
+            case "max-pending": settings.queue.maxPending = value.int
+            case "queue-policy": settings.queue.policy = QueueProperties.policy(value.int)
+            default: break
+            }
+        }
+    }
+
+    public func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
+        switch (transition, after) {
+        case (GST_STATE_CHANGE_NULL_TO_READY, false):
+            do {
+                let engine = try PocketSphinxRecognizer()
+                recognizer.withLock { $0 = engine }
+            } catch {
+                element.postError(.settings(error.description, debug: "property provider"))
+                return .failure
+            }
+            element.postInfo(ElementMessageText("cloudstt: provider local (pocketsphinx, en-us model, in-process; no network)"))
+        case (GST_STATE_CHANGE_READY_TO_PAUSED, false):
+            counters.reset()
+            segments.withLock { $0 = SegmentCollector() }
+            stage.start(settings.withLock { $0.queue })
+        case (GST_STATE_CHANGE_PAUSED_TO_READY, true):
+            stage.stop()
+        case (GST_STATE_CHANGE_READY_TO_NULL, true):
+            recognizer.withLock { $0 = nil }
+        default:
+            break
+        }
+        return .success
+    }
+
+    public func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
+        let maxSegmentMs = settings.withLock { $0.maxSegmentMs }
+        let samples = buffer.int16Samples
+        let ready = segments.withLock { $0.append(samples, pts: buffer.pts, maxSegmentMs: maxSegmentMs) }
+        guard let ready else { return FlowReturn.ok }
+        return submit(ready)
+    }
+
+    public func event(pad: Pad, event: Event) -> Bool {
+        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
+        switch event.type {
+        case GST_EVENT_CAPS:
+            if let caps = event.caps, let format = AudioFormat(caps: caps) {
+                segments.withLock { $0.rate = format.rate }
+            }
+            return true  // audio caps stay here; text caps go out after stream-start
+        case GST_EVENT_STREAM_START:
+            let forwarded = stage.forward(event)
+            stage.forward(Event.caps(Caps("text/x-raw, format=utf8")!))
+            return forwarded
+        case GST_EVENT_FLUSH_START:
+            stage.flushStart()
+            return pad.forwardDefault(event, parent: element)
+        case GST_EVENT_FLUSH_STOP:
+            segments.withLock { $0 = SegmentCollector(rate: $0.rate) }
+            stage.flushStop()
+            return pad.forwardDefault(event, parent: element)
+        case GST_EVENT_EOS:
+            if let pending = segments.withLock({ $0.finish() }) { _ = submit(pending) }
+            return stage.forward(event)
+        default:
+            if let boundary = SpeechBoundary(event) {
+                let ready = segments.withLock { $0.boundary(boundary) }
+                for segment in ready { _ = submit(segment) }
+            }
+            if event.isSerialized { return stage.forward(event) }
+            return pad.forwardDefault(event, parent: element)
+        }
+    }
+}
