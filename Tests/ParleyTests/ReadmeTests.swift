@@ -25,14 +25,22 @@ import Testing
         }
     }
 
-    @Test func theMainPipelineRunsOnRealSpeech() async throws {
-        let output = TestSupport.temporaryFolder().appendingPathComponent("speech.wav").path
+    @Test func theMainPipelineTurnsRealSpeechIntoTranscriptsAndSpeech() async throws {
+        let folder = TestSupport.temporaryFolder()
+        let transcript = folder.appendingPathComponent("transcript.srt").path
+        let spoken = folder.appendingPathComponent("spoken.wav").path
         let result = try await TestSupport.run(TestSupport.parleyExecutable, [
-            "run", root.appendingPathComponent("pipelines/main.pipeline").path, "--set", "OUTPUT=\(output)",
+            "run", root.appendingPathComponent("pipelines/main.pipeline").path,
+            "--set", "TRANSCRIPT=\(transcript)", "--set", "SPOKEN=\(spoken)",
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("segment ") }.count >= 2)
-        let size = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-        #expect(size > 16_000 * 2 * 5, "at least 5 s of speech written")
+        let lines = result.stdout.components(separatedBy: "\n")
+        #expect(lines.filter { $0.hasPrefix("segment ") }.count == 3, "three utterances: \(result.stdout)")
+        #expect(lines.filter { $0.hasPrefix("transcript ") }.count == 3)
+        let srt = try String(contentsOfFile: transcript, encoding: .utf8)
+        #expect(srt.contains("young man"), "\(srt)")
+        #expect(srt.contains("00:00:00,000 --> "))
+        let size = (try FileManager.default.attributesOfItem(atPath: spoken)[.size] as? Int) ?? 0
+        #expect(size > 22_050 * 2 * 5, "at least 5 s of speech spoken back")
     }
 }

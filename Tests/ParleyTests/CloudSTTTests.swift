@@ -1,0 +1,71 @@
+import Foundation
+import Parley
+import ParleyCore
+import Testing
+
+/// cloudstt with the local provider (pocketsphinx) on real recorded speech.
+@Suite struct CloudSTTTests {
+    init() { Parley.register(testElements) }
+    let scratch = TestSupport.temporaryFolder()
+
+    func transcripts(_ description: String) async throws -> (results: [TextResult], events: [PipelineEvent]) {
+        let pipeline = try Pipeline(launch: description)
+        var events: [PipelineEvent] = []
+        try await pipeline.run { events.append($0) }
+        let results = events.compactMap { if case .transcript(let result) = $0 { result } else { nil } }
+        return (results, events)
+    }
+
+    @Test func eachUtteranceBecomesOneTranscriptInOrder() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let (results, events) = try await transcripts("""
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt max-in-flight=2 ! fakesink
+            """)
+        #expect(results.map(\.segmentID) == [0, 1, 2])
+        #expect(results.allSatisfy { $0.status == .final && $0.language == "en" })
+        // pocketsphinx is no Whisper, but it hears these.
+        #expect(results[0].text.contains("young man"), "\(results[0].text)")
+        #expect(results[1].text.contains("selfish"), "\(results[1].text)")
+        #expect(results[2].text.contains("married"), "\(results[2].text)")
+        let sttLatency = events.compactMap { if case .latency(let r) = $0, r.stage == "stt" { r.figures["ttfs-ms"] } else { nil } }
+        #expect(sttLatency.count == 3, "time to final per segment, from the VAD's decision")
+        #expect(events.contains { if case .warning = $0 { true } else { false } } == false)
+    }
+
+    @Test func tooShortSegmentsAreSkippedWithAWarningAndCounted() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt name=stt min-segment-ms=4000 ! fakesink
+            """)
+        var results: [TextResult] = []
+        var warnings = 0
+        var counts: [Int] = []
+        try await pipeline.run { event in
+            if case .transcript(let result) = event { results.append(result) }
+            if case .warning = event { warnings += 1 }
+            if case .eos = event {
+                counts = ["results-final", "results-skipped", "results-failed"].map {
+                    (try? pipeline.get($0, of: "stt").int) ?? -1
+                }
+            }
+        }
+        #expect(results.map(\.status) == [.skipped, .final, .final], "the 3.3 s first utterance is under 4 s")
+        #expect(warnings == 1)
+        #expect(counts == [2, 1, 0])
+    }
+
+    @Test func withoutSpeechEventsAudioIsCutEveryMaxSegment() async throws {
+        let (results, _) = try await transcripts("""
+            filesrc location=\(SpeechFixtures.librivox)/sense_and_sensibility_01_austen_64kb-0870.wav ! wavparse
+            ! cloudstt max-segment-ms=2000 ! fakesink
+            """)
+        #expect(results.count == 4, "7.1 s in 2 s pieces")
+        #expect(results.map(\.segmentID) == [0, 1, 2, 3])
+    }
+
+    @Test func espeakSpeechRoundTripsThroughRecognition() async throws {
+        let (results, _) = try await transcripts("espeaksrc text=\"go forward ten meters\" voice=en-us ! cloudstt ! fakesink")
+        #expect(results.count == 1)
+        #expect(results.first?.text.contains("forward") == true, "\(results.first?.text ?? "")")
+    }
+}
