@@ -1,0 +1,104 @@
+import Foundation
+
+/// What went wrong talking to a provider, in terms a user can act on.
+/// Messages never contain API keys (see `Redaction`).
+public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// 401/403: the key is missing, wrong or not allowed. Never retried.
+    case unauthorized(message: String)
+    /// 429: wait (as the server said, when it did) and try again.
+    case rateLimited(retryAfter: Duration?, message: String)
+    /// 5xx.
+    case server(status: Int, message: String)
+    /// 4xx other than 401/403/429, including 413 (too large). Not retried.
+    case badRequest(status: Int, message: String)
+    case timeout(String)
+    /// Connection refused or reset, DNS, TLS.
+    case network(String)
+    /// The response did not have the expected shape.
+    case decoding(String)
+    /// The provider refused the content.
+    case contentFiltered(String)
+    case cancelled
+
+    public var isRetryable: Bool {
+        switch self {
+        case .rateLimited, .server, .timeout, .network: true
+        case .unauthorized, .badRequest, .decoding, .contentFiltered, .cancelled: false
+        }
+    }
+
+    public var status: Int? {
+        switch self {
+        case .unauthorized: nil
+        case .rateLimited: 429
+        case .server(let status, _), .badRequest(let status, _): status
+        default: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unauthorized(let message): "unauthorized: \(message)"
+        case .rateLimited(let wait, let message):
+            "rate limited" + (wait.map { " (retry after \($0))" } ?? "") + ": \(message)"
+        case .server(let status, let message): "server error \(status): \(message)"
+        case .badRequest(let status, let message): "bad request \(status): \(message)"
+        case .timeout(let message): "timed out: \(message)"
+        case .network(let message): "network error: \(message)"
+        case .decoding(let message): "unexpected response: \(message)"
+        case .contentFiltered(let message): "content filtered: \(message)"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    /// Classifies an HTTP error response. The provider's error envelope
+    /// (`{"error": {"message", "type", "param", "code"}}`) supplies the message.
+    public static func from(status: Int, headers: [String: String], body: Data) -> ProviderError {
+        let message = Redaction.redact(errorMessage(body) ?? "HTTP status \(status)")
+        switch status {
+        case 401, 403: return .unauthorized(message: message)
+        case 429: return .rateLimited(retryAfter: RetryPolicy.serverDelay(headers: headers), message: message)
+        case 400 where message.localizedCaseInsensitiveContains("content") && message.localizedCaseInsensitiveContains("polic"):
+            return .contentFiltered(message)
+        case 500...599: return .server(status: status, message: message)
+        default: return .badRequest(status: status, message: message)
+        }
+    }
+
+    private struct Envelope: Decodable {
+        struct Detail: Decodable {
+            var message: String?
+            var type: String?
+            var code: String?
+        }
+        var error: Detail
+    }
+
+    static func errorMessage(_ body: Data) -> String? {
+        if let envelope = try? JSONDecoder().decode(Envelope.self, from: body), let message = envelope.error.message {
+            return [message, envelope.error.code.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        }
+        let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}
+
+/// Keeps secrets out of everything Parley writes.
+public enum Redaction {
+    /// Replaces anything that looks like an API key or bearer token.
+    public static func redact(_ text: String, secrets: [String] = []) -> String {
+        var result = text
+        for secret in secrets where secret.count >= 8 {
+            result = result.replacingOccurrences(of: secret, with: "[redacted]")
+        }
+        // OpenAI (sk-...), Groq (gsk_...), and bearer headers.
+        for pattern in [#"\b(sk|gsk|xai)[-_][A-Za-z0-9_\-]{8,}"#, #"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"#] {
+            if let regex = try? NSRegularExpression(pattern: pattern) {
+                let range = NSRange(result.startIndex..., in: result)
+                let template = pattern.contains("bearer") ? "$1[redacted]" : "[redacted]"
+                result = regex.stringByReplacingMatches(in: result, range: range, withTemplate: template)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import ParleyCore
+
+@Suite struct RetryPolicyTests {
+    @Test func goDurationsAsRateLimitHeadersWriteThem() {
+        #expect(RetryPolicy.goDuration("1s") == .seconds(1))
+        #expect(RetryPolicy.goDuration("6m0s") == .seconds(360))
+        #expect(RetryPolicy.goDuration("1m30.5s") == .milliseconds(90_500))
+        #expect(RetryPolicy.goDuration("250ms") == .milliseconds(250))
+        #expect(RetryPolicy.goDuration("2h") == .seconds(7200))
+        #expect(RetryPolicy.goDuration("soon") == nil)
+        #expect(RetryPolicy.goDuration("") == nil)
+    }
+
+    @Test func serverDelayReadsRetryAfterThenRateLimitResets() {
+        #expect(RetryPolicy.serverDelay(headers: ["retry-after": "3"]) == .seconds(3))
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let later = "Tue, 14 Nov 2023 22:13:30 GMT"  // 10 s after `now`
+        #expect(RetryPolicy.serverDelay(headers: ["retry-after": later], now: now) == .seconds(10))
+        #expect(RetryPolicy.serverDelay(headers: ["x-ratelimit-reset-requests": "1s", "x-ratelimit-reset-tokens": "6m0s"])
+                == .seconds(360))
+        #expect(RetryPolicy.serverDelay(headers: [:]) == nil)
+    }
+
+    @Test func backoffIsBoundedJitteredAndRespectsTheServer() {
+        let policy = RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), maxDelay: .seconds(1))
+        let server = ProviderError.server(status: 503, message: "busy")
+        #expect(policy.delay(after: server, attempt: 1, random: { $0.upperBound }) == .milliseconds(100))
+        #expect(policy.delay(after: server, attempt: 3, random: { $0.upperBound }) == .milliseconds(400))
+        #expect(policy.delay(after: server, attempt: 3, random: { $0.lowerBound }) == .zero)
+        #expect(policy.delay(after: server, attempt: 4) == nil, "attempts are bounded")
+        #expect(policy.delay(after: .unauthorized(message: "no"), attempt: 1) == nil, "401 is never retried")
+        #expect(policy.delay(after: .badRequest(status: 413, message: "too large"), attempt: 1) == nil)
+        #expect(policy.delay(after: .rateLimited(retryAfter: .milliseconds(700), message: ""), attempt: 1) == .milliseconds(700))
+        #expect(policy.delay(after: .rateLimited(retryAfter: .seconds(30), message: ""), attempt: 1) == .seconds(1),
+                "capped at max-delay")
+    }
+}
+
+@Suite struct ProviderErrorTests {
+    @Test func statusesMapToTheTaxonomyWithTheProvidersMessage() {
+        let envelope = Data(#"{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#.utf8)
+        #expect(ProviderError.from(status: 401, headers: [:], body: envelope)
+                == .unauthorized(message: "Incorrect API key provided. (invalid_api_key)"))
+        #expect(ProviderError.from(status: 429, headers: ["retry-after": "2"], body: Data())
+                == .rateLimited(retryAfter: .seconds(2), message: "HTTP status 429"))
+        #expect(ProviderError.from(status: 502, headers: [:], body: Data("bad gateway".utf8)) == .server(status: 502, message: "bad gateway"))
+        #expect(ProviderError.from(status: 413, headers: [:], body: Data()).isRetryable == false)
+    }
+
+    @Test func keysNeverSurviveInMessages() {
+        let key = "sk-proj-AbCdEf0123456789xyz"
+        let envelope = Data(#"{"error":{"message":"Incorrect API key provided: sk-proj-AbCdEf0123456789xyz."}}"#.utf8)
+        let error = ProviderError.from(status: 401, headers: [:], body: envelope)
+        #expect(!error.description.contains(key))
+        #expect(error.description.contains("[redacted]"))
+        #expect(Redaction.redact("Authorization: Bearer gsk_0123456789abcdef") == "Authorization: Bearer [redacted]")
+        #expect(Redaction.redact("my key is hunter2hunter2", secrets: ["hunter2hunter2"]) == "my key is [redacted]")
+    }
+}
+
+@Suite struct MultipartTests {
+    @Test func aStrictParserReadsTheFieldsAndTheFile() throws {
+        var form = MultipartForm()
+        form.add(field: "model", value: "whisper-1")
+        form.add(field: "language", value: "en")
+        // Binary, but without CR or LF: Python's email parser folds line endings inside parts.
+        let bytes: [UInt8] = (0..<2048).map { index -> UInt8 in
+            let byte = UInt8(index % 251)
+            return byte == 10 || byte == 13 ? 0 : byte
+        }
+        let audio = Data(bytes)
+        form.add(file: "file", filename: "segment-0.wav", contentType: "audio/wav", data: audio)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("body").path
+        try (Data("Content-Type: \(form.contentType)\r\n\r\n".utf8) + form.data).write(to: URL(fileURLWithPath: path))
+        // Python's email package, with the strict HTTP policy, is an independent parser.
+        let script = """
+            import sys
+            from email.parser import BytesParser
+            from email.policy import HTTP
+            message = BytesParser(policy=HTTP).parse(open(sys.argv[1], "rb"))
+            assert message.is_multipart() and not message.defects, message.defects
+            for part in message.iter_parts():
+                assert not part.defects, part.defects
+                payload = part.get_payload(decode=True)
+                print(part.get_param("name", header="content-disposition"), part.get_filename(), part.get_content_type(), len(payload), sum(payload) % 65521)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        #expect(process.terminationStatus == 0)
+        #expect(lines == [
+            "model None text/plain 9 \(Data("whisper-1".utf8).reduce(0) { $0 + Int($1) } % 65521)",
+            "language None text/plain 2 \(Data("en".utf8).reduce(0) { $0 + Int($1) } % 65521)",
+            "file segment-0.wav audio/wav 2048 \(audio.reduce(0) { $0 + Int($1) } % 65521)",
+        ])
+    }
+}
