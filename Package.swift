@@ -38,7 +38,9 @@ let package = Package(
             name: "CPocketSphinx", path: "Sources/CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev"])]),
         .target(name: "GstBridge", dependencies: ["CGStreamer"], path: "Sources/GstBridge"),
-        .target(name: "ParleyCore", path: "Sources/ParleyCore"),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "ParleyCore", dependencies: ["CCurl"], path: "Sources/ParleyCore"),
         .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/GstKit"),
         .target(
             name: "GstParley",

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import ParleyCore
+
+/// The libcurl client against a real HTTP server on loopback.
+@Suite struct HTTPClientTests {
+    let client = HTTPClient()
+
+    @Test func aSecondRequestReusesTheConnection() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 200, body: "{\"text\":\"hello\"}")])
+        defer { server.stop() }
+        let first = try await client.send(HTTPRequest(url: server.url + "/v1/models"))
+        let second = try await client.send(HTTPRequest(url: server.url + "/v1/models"))
+        #expect(first.status == 200 && String(decoding: first.body, as: UTF8.self) == "{\"text\":\"hello\"}")
+        #expect(first.newConnections == 1)
+        #expect(second.newConnections == 0, "kept alive")
+        #expect(server.connectionsAccepted == 1)
+    }
+
+    @Test func aMultipartPostArrivesWhole() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 200, body: "ok")])
+        defer { server.stop() }
+        var form = MultipartForm()
+        form.add(field: "model", value: "whisper-1")
+        form.add(file: "file", filename: "a.wav", contentType: "audio/wav", data: Data(repeating: 7, count: 100_000))
+        let request = HTTPRequest(method: "POST", url: server.url + "/v1/audio/transcriptions",
+                                  headers: [("Content-Type", form.contentType), ("Authorization", "Bearer test")],
+                                  body: form.data)
+        let response = try await client.send(request)
+        #expect(response.status == 200)
+        let received = try #require(server.requests.first)
+        #expect(received.method == "POST")
+        #expect(received.path == "/v1/audio/transcriptions")
+        #expect(received.body == form.data)
+        #expect(received.headers["content-type"] == form.contentType)
+    }
+
+    @Test func errorStatusesComeBackWithHeadersToClassify() async throws {
+        let server = try ScriptedHTTPServer([
+            .respond(status: 429, headers: ["Retry-After": "1"], body: #"{"error":{"message":"Rate limit reached"}}"#),
+        ])
+        defer { server.stop() }
+        let response = try await client.send(HTTPRequest(url: server.url))
+        let error = ProviderError.from(status: response.status, headers: response.headers, body: response.body)
+        #expect(error == .rateLimited(retryAfter: .seconds(1), message: "Rate limit reached"))
+    }
+
+    @Test func aSlowServerTimesOut() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 200, body: "late", delayMs: 3000)])
+        defer { server.stop() }
+        var request = HTTPRequest(url: server.url)
+        request.timeout = .milliseconds(300)
+        await #expect(throws: ProviderError.self) { try await client.send(request) }
+        do { _ = try await client.send(request) } catch {
+            guard case .timeout = error else { Issue.record("expected a timeout, got \(error)"); return }
+        }
+    }
+
+    @Test func aResetIsANetworkError() async throws {
+        let server = try ScriptedHTTPServer([.reset])
+        defer { server.stop() }
+        do {
+            _ = try await client.send(HTTPRequest(url: server.url))
+            Issue.record("a reset must fail")
+        } catch {
+            guard case .network = error else { Issue.record("expected a network error, got \(error)"); return }
+            #expect(error.isRetryable)
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheRequestAtOnce() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 200, body: "late", delayMs: 5000)])
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let task = Task { try await client.send(HTTPRequest(url: server.url)) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let result = await task.result
+        #expect(ContinuousClock.now - started < .seconds(3))
+        guard case .failure(let error as ProviderError) = result, error == .cancelled else {
+            Issue.record("expected cancellation, got \(result)")
+            return
+        }
+    }
+
+    @Test func streamedBodiesArriveAsTheyAreSent() async throws {
+        let server = try ScriptedHTTPServer([.stream(pieces: [("data: one\n\n", 0), ("data: two\n\n", 300)])])
+        defer { server.stop() }
+        let firstChunkAt = LockedValue<ContinuousClock.Instant?>(nil)
+        let started = ContinuousClock.now
+        let response = try await client.send(HTTPRequest(url: server.url)) { _ in
+            firstChunkAt.update { $0 = $0 ?? ContinuousClock.now }
+        }
+        let finished = ContinuousClock.now
+        #expect(String(decoding: response.body, as: UTF8.self) == "data: one\n\ndata: two\n\n")
+        let first = try #require(firstChunkAt.value)
+        #expect(first - started < finished - started - .milliseconds(200), "the first chunk came before the last was sent")
+    }
+}
+
+final class LockedValue<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func update(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+}
