@@ -105,3 +105,53 @@ final class LockedValue<T: Sendable>: @unchecked Sendable {
     var value: T { lock.withLock { stored } }
     func update(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
 }
+
+@Suite struct RetryingSenderTests {
+    let sender = RetryingSender(client: HTTPClient(),
+                                policy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(50), maxDelay: .seconds(2)))
+
+    @Test func aServerErrorThenSuccessTakesTwoAttempts() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 500, body: "oops"), .respond(status: 200, body: "fine")])
+        defer { server.stop() }
+        let (response, attempts) = try await sender.send(HTTPRequest(url: server.url))
+        #expect(String(decoding: response.body, as: UTF8.self) == "fine")
+        #expect(attempts == 2)
+    }
+
+    @Test func rateLimitWaitsForRetryAfterThenSucceeds() async throws {
+        let server = try ScriptedHTTPServer([
+            .respond(status: 429, headers: ["Retry-After": "1"], body: #"{"error":{"message":"slow down"}}"#),
+            .respond(status: 200, body: "fine"),
+        ])
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let (_, attempts) = try await sender.send(HTTPRequest(url: server.url))
+        #expect(attempts == 2)
+        #expect(ContinuousClock.now - started >= .milliseconds(950), "waited as the server asked")
+    }
+
+    @Test func unauthorizedIsFinalAtOnce() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 401, body: #"{"error":{"message":"Incorrect API key provided"}}"#)])
+        defer { server.stop() }
+        do {
+            _ = try await sender.send(HTTPRequest(url: server.url))
+            Issue.record("401 must fail")
+        } catch {
+            #expect(error.attempts == 1)
+            #expect(error.error == .unauthorized(message: "Incorrect API key provided"))
+            #expect(server.requests.count == 1)
+        }
+    }
+
+    @Test func attemptsAreBounded() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 503, body: "down")])
+        defer { server.stop() }
+        do {
+            _ = try await sender.send(HTTPRequest(url: server.url))
+            Issue.record("must give up")
+        } catch {
+            #expect(error.attempts == 3)
+            #expect(server.requests.count == 3)
+        }
+    }
+}
