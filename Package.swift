@@ -59,9 +59,12 @@ let package = Package(
         .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
         .executableTarget(
             name: "ParleyBench", dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter"], path: "benchmarks/Harness"),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], path: "Tests/ParleyCoreTests"),
+        // A real HTTP server for the faults real providers will not produce on demand.
+        .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport"),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(
-            name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine"], path: "Tests/ParleyTests"),
+            name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine", "ParleyTestSupport"],
+            path: "Tests/ParleyTests"),
     ] + elementTargets.map {
         .target(name: $0, dependencies: ["GstKit", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")
     },

@@ -9,11 +9,16 @@ import Synchronization
 public struct StageOutput: Sendable {
     public var buffers: [Buffer]
     public var warning: ElementMessageText?
+    /// A fatal error (e.g. a rejected API key): posted after the buffers,
+    /// and the stream stops.
+    public var error: ElementMessageText?
     public var messages: [Structure]
 
-    public init(buffers: [Buffer] = [], warning: ElementMessageText? = nil, messages: [Structure] = []) {
+    public init(buffers: [Buffer] = [], warning: ElementMessageText? = nil, error: ElementMessageText? = nil,
+                messages: [Structure] = []) {
         self.buffers = buffers
         self.warning = warning
+        self.error = error
         self.messages = messages
     }
 }
@@ -180,13 +185,20 @@ public final class AsyncStage: @unchecked Sendable {
     private func deliver(_ output: StageOutput) {
         if let warning = output.warning { element.postWarning(warning) }
         for message in output.messages { element.postElementMessage(message) }
-        guard let pad = element.srcPad else { return }
+        guard let pad = element.srcPad else {
+            if let error = output.error { element.postError(error) }
+            return
+        }
         for buffer in output.buffers {
             let flow = pad.push(buffer)
             if flow != FlowReturn.ok {
                 lastFlow.withLock { $0 = flow }
                 log.debug("push returned \(flow.rawValue)", object: element)
             }
+        }
+        if let error = output.error {
+            element.postError(error)
+            lastFlow.withLock { $0 = FlowReturn.error }
         }
     }
 }

@@ -14,8 +14,10 @@
 // max-pending, queue-policy): results leave in segment order.
 //
 // Providers: `local` runs pocketsphinx in-process (Debian's en-us model) and
-// needs no network or key. The cloud providers (OpenAI, Groq, any compatible
-// server) arrive with the HTTP core.
+// needs no network or key; `openai`, `groq` and `compatible` (any base-url,
+// e.g. a self-hosted faster-whisper server) speak `/v1/audio/transcriptions`
+// over libcurl with retries (429 after Retry-After, 5xx, resets). A rejected
+// key is a fatal error naming the variable, never the key.
 import CGStreamer
 import Foundation
 import GstKit
@@ -24,10 +26,18 @@ import PocketSphinxEngine
 import Synchronization
 
 public final class CloudSTTElement: Element {
-    public static let DEFAULT_PROVIDER = 0  // local
+    public static let DEFAULT_PROVIDER = STTProvider.local
     public static let DEFAULT_LANGUAGE = "en"
     public static let DEFAULT_MIN_SEGMENT_MS = 100
     public static let DEFAULT_MAX_SEGMENT_MS = 30_000
+    public static let DEFAULT_BASE_URL = ""
+    public static let DEFAULT_MODEL = ""
+    public static let DEFAULT_API_KEY_ENV = ""
+    public static let DEFAULT_PROMPT = ""
+    public static let DEFAULT_TEMPERATURE = 0.0
+    public static let DEFAULT_RESPONSE_FORMAT = 0  // json
+    public static let DEFAULT_TIMEOUT_MS = 30_000
+    public static let DEFAULT_MAX_RETRIES = 2
 
     public static let metadata = ElementMetadata(
         factoryName: "cloudstt", typeName: "GstParleyCloudSTT",
@@ -39,10 +49,31 @@ public final class CloudSTTElement: Element {
         src: "text/x-raw, format=(string)utf8")
 
     public static let properties = [
-        PropertySpec("provider", nick: "Provider", blurb: "Who transcribes: local = pocketsphinx in this process, no network",
-                     .enumeration(typeName: "GstParleySTTProvider", values: [
-                        EnumValue(0, "local", "pocketsphinx in-process (Debian's en-us model)"),
-                     ], default: DEFAULT_PROVIDER)),
+        PropertySpec("provider", nick: "Provider", blurb: "Who transcribes",
+                     .enumeration(typeName: "GstParleySTTProvider", values: STTProvider.values,
+                                  default: DEFAULT_PROVIDER.rawValue)),
+        PropertySpec("base-url", nick: "Base URL",
+                     blurb: "API base URL; empty = the provider's (https://api.openai.com/v1, https://api.groq.com/openai/v1); required for compatible",
+                     .string(default: DEFAULT_BASE_URL)),
+        PropertySpec("model", nick: "Model", blurb: "Model name; empty = the provider's default (whisper-1, whisper-large-v3)",
+                     .string(default: DEFAULT_MODEL)),
+        PropertySpec("api-key-env", nick: "API key variable",
+                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY (openai, compatible) or GROQ_API_KEY (groq)",
+                     .string(default: DEFAULT_API_KEY_ENV)),
+        PropertySpec("prompt", nick: "Prompt", blurb: "Text that guides the transcription (names, spelling)",
+                     .string(default: DEFAULT_PROMPT)),
+        PropertySpec("temperature", nick: "Temperature", blurb: "Sampling temperature sent to the provider",
+                     .double(default: DEFAULT_TEMPERATURE, range: 0...1)),
+        PropertySpec("response-format", nick: "Response format", blurb: "What the provider answers with",
+                     .enumeration(typeName: "GstParleySTTResponseFormat", values: [
+                        EnumValue(0, "json", "{\"text\": ...}"),
+                        EnumValue(1, "verbose_json", "Text, language and segments with no-speech probabilities"),
+                        EnumValue(2, "text", "Plain text"),
+                     ], default: DEFAULT_RESPONSE_FORMAT)),
+        PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
+                     .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
+        PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
+                     .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
         PropertySpec("language", nick: "Language", blurb: "ISO-639-1 language of the speech (the local engine knows en)",
                      .string(default: DEFAULT_LANGUAGE)),
         PropertySpec("min-segment-ms", nick: "Minimum segment",
@@ -62,6 +93,15 @@ public final class CloudSTTElement: Element {
     static let log = DebugCategory("cloudstt", description: "Parley speech to text")
 
     struct Settings {
+        var provider = DEFAULT_PROVIDER
+        var baseURL = DEFAULT_BASE_URL
+        var model = DEFAULT_MODEL
+        var apiKeyEnv = DEFAULT_API_KEY_ENV
+        var prompt = DEFAULT_PROMPT
+        var temperature = DEFAULT_TEMPERATURE
+        var responseFormat = DEFAULT_RESPONSE_FORMAT
+        var timeoutMs = DEFAULT_TIMEOUT_MS
+        var maxRetries = DEFAULT_MAX_RETRIES
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
@@ -71,7 +111,7 @@ public final class CloudSTTElement: Element {
     public let element: ElementHandle
     let settings = Mutex(Settings())
     private let segments = Mutex(SegmentCollector())
-    let recognizer = Mutex<PocketSphinxRecognizer?>(nil)
+    let transcriber = Mutex<(any Transcriber)?>(nil)
     let stage: AsyncStage
     let counters = ResultCounters()
 
@@ -84,7 +124,15 @@ public final class CloudSTTElement: Element {
         if let figure = stage.statisticsProperty(name) { return figure }
         let current = settings.withLock { $0 }
         switch name {
-        case "provider": return .enumeration(0)
+        case "provider": return .enumeration(current.provider.rawValue)
+        case "base-url": return .string(current.baseURL)
+        case "model": return .string(current.model)
+        case "api-key-env": return .string(current.apiKeyEnv)
+        case "prompt": return .string(current.prompt)
+        case "temperature": return .double(current.temperature)
+        case "response-format": return .enumeration(current.responseFormat)
+        case "timeout-ms": return .int(current.timeoutMs)
+        case "max-retries": return .int(current.maxRetries)
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
@@ -101,6 +149,15 @@ public final class CloudSTTElement: Element {
     public func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
             switch name {
+            case "provider": settings.provider = STTProvider(rawValue: value.int) ?? Self.DEFAULT_PROVIDER
+            case "base-url": settings.baseURL = value.string ?? ""
+            case "model": settings.model = value.string ?? ""
+            case "api-key-env": settings.apiKeyEnv = value.string ?? ""
+            case "prompt": settings.prompt = value.string ?? ""
+            case "temperature": settings.temperature = value.double
+            case "response-format": settings.responseFormat = value.int
+            case "timeout-ms": settings.timeoutMs = value.int
+            case "max-retries": settings.maxRetries = value.int
             case "language": settings.language = value.string ?? ""
             case "min-segment-ms": settings.minSegmentMs = value.int
             case "max-segment-ms": settings.maxSegmentMs = value.int
@@ -115,14 +172,15 @@ public final class CloudSTTElement: Element {
     public func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
         switch (transition, after) {
         case (GST_STATE_CHANGE_NULL_TO_READY, false):
+            let current = settings.withLock { $0 }
             do {
-                let engine = try PocketSphinxRecognizer()
-                recognizer.withLock { $0 = engine }
+                let made = try current.provider.makeTranscriber(current, environment: ProcessInfo.processInfo.environment)
+                transcriber.withLock { $0 = made }
+                element.postInfo(ElementMessageText("cloudstt: provider \(made.name)"))
             } catch {
-                element.postError(.settings(error.description, debug: "property provider"))
+                element.postError(.settings("\(error)", debug: "property provider"))
                 return .failure
             }
-            element.postInfo(ElementMessageText("cloudstt: provider local (pocketsphinx, en-us model, in-process; no network)"))
         case (GST_STATE_CHANGE_READY_TO_PAUSED, false):
             counters.reset()
             segments.withLock { $0 = SegmentCollector() }
@@ -130,7 +188,7 @@ public final class CloudSTTElement: Element {
         case (GST_STATE_CHANGE_PAUSED_TO_READY, true):
             stage.stop()
         case (GST_STATE_CHANGE_READY_TO_NULL, true):
-            recognizer.withLock { $0 = nil }
+            transcriber.withLock { $0 = nil }
         default:
             break
         }

@@ -2,7 +2,6 @@ import CGStreamer
 import Foundation
 import GstKit
 import ParleyCore
-import PocketSphinxEngine
 import Synchronization
 
 /// Results by status, readable as properties.
@@ -31,29 +30,41 @@ extension CloudSTTElement {
     /// Queues the transcription of one segment; its result keeps its place in order.
     func submit(_ segment: SpeechSegment) -> GstFlowReturn {
         let current = settings.withLock { $0 }
-        let engine = recognizer.withLock { $0 }
+        let provider = transcriber.withLock { $0 }
         let counters = counters
         let name = element.name
         let tooShort = segment.duration < UInt64(current.minSegmentMs) * Gst.millisecond
+        let formats = ["json", "verbose_json", "text"]
         return stage.submit({
             if tooShort {
                 return Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,
                                    warning: "\(name): segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
             }
-            guard let engine else {
+            guard let provider else {
                 return Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
-                                   warning: "\(name): no speech recognizer is loaded")
+                                   warning: "\(name): no provider is set up")
             }
             var meta = SpeechMeta(segmentID: segment.id, language: current.language)
             meta.stamp(.requestSent)
-            do {
-                let audio = Resampler.resample(segment.samples, from: segment.rate, to: PocketSphinxRecognizer.sampleRate)
-                let text = try await engine.transcribe(audio)
-                return Self.result(segment, text: text, status: .final, language: current.language, counters: counters,
+            let request = TranscriptionRequest(
+                samples: segment.samples, rate: segment.rate, language: current.language, prompt: current.prompt,
+                temperature: current.temperature, responseFormat: formats[min(current.responseFormat, 2)],
+                model: current.model.isEmpty ? current.provider.defaultModel : current.model)
+            do throws(TranscriberFailure) {
+                let transcription = try await provider.transcribe(request)
+                return Self.result(segment, text: transcription.text, status: .final,
+                                   language: transcription.language ?? current.language, counters: counters,
                                    stamps: meta.stamps)
             } catch {
-                return Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
-                                   warning: "\(name): provider local (pocketsphinx) failed on segment \(segment.id): \(error), attempt 1 of 1")
+                var output = Self.result(
+                    segment, text: "", status: .failed, language: current.language, counters: counters,
+                    warning: "\(name): provider \(provider.name) failed on segment \(segment.id) after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s"): \(error.error)")
+                if case .unauthorized = error.error, let remote = provider as? OpenAICompatibleTranscriber {
+                    output.error = ElementMessageText(
+                        "\(remote.keyVariable) was rejected by \(remote.host): check the key, or use provider=local",
+                        debug: error.error.description, domain: .resource, code: Int32(GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue))
+                }
+                return output
             }
         }, placeholder: { reason in
             Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,

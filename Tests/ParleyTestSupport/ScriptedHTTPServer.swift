@@ -6,8 +6,8 @@ import Glibc
 /// A real HTTP/1.1 server on 127.0.0.1 for faults a real provider will not
 /// produce on demand (429, 5xx, a reset, a stall). Keep-alive, Content-Length
 /// bodies, chunked streaming. Replies are served in order; the last repeats.
-final class ScriptedHTTPServer: @unchecked Sendable {
-    enum Reply: Sendable {
+public final class ScriptedHTTPServer: @unchecked Sendable {
+    public enum Reply: Sendable {
         case respond(status: Int, headers: [String: String] = [:], body: String = "", delayMs: Int = 0)
         /// Chunked body, each piece after its delay.
         case stream(pieces: [(String, Int)])
@@ -15,14 +15,14 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         case reset
     }
 
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [String: String]
-        var body: Data
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [String: String]
+        public var body: Data
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let listener: Int32
     private let lock = NSLock()
     private var replies: [Reply]
@@ -31,7 +31,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     private var connections: [Int32] = []
     private var stopped = false
 
-    init(_ replies: [Reply]) throws {
+    public init(_ replies: [Reply]) throws {
         self.replies = replies
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -53,11 +53,11 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         Thread { [self] in acceptLoop() }.start()
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
-    var requests: [Request] { lock.withLock { received } }
-    var connectionsAccepted: Int { lock.withLock { accepted } }
+    public var url: String { "http://127.0.0.1:\(port)" }
+    public var requests: [Request] { lock.withLock { received } }
+    public var connectionsAccepted: Int { lock.withLock { accepted } }
 
-    func stop() {
+    public func stop() {
         lock.withLock {
             stopped = true
             for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }

@@ -1,0 +1,106 @@
+import Foundation
+import Parley
+import ParleyCore
+import ParleyTestSupport
+import Testing
+
+/// cloudstt speaking /v1/audio/transcriptions over HTTP to a server on
+/// loopback that answers in the real wire format, with the faults real
+/// providers produce: 429, 5xx, 401, slow answers.
+@Suite struct CloudSTTProviderTests {
+    let scratch = TestSupport.temporaryFolder()
+
+    func run(_ server: ScriptedHTTPServer, options: String = "", key: String? = nil) async throws
+        -> (results: [TextResult], events: [PipelineEvent], error: PipelineError?) {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let keyOption = key.map { variable -> String in
+            setenv("PARLEY_TEST_STT_KEY", variable, 1)
+            return "api-key-env=PARLEY_TEST_STT_KEY"
+        } ?? ""
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter
+            ! cloudstt provider=compatible base-url=\(server.url)/v1 \(keyOption) \(options) ! fakesink
+            """)
+        var events: [PipelineEvent] = []
+        var failure: PipelineError?
+        do {
+            try await pipeline.run { events.append($0) }
+        } catch {
+            failure = error
+        }
+        let results = events.compactMap { if case .transcript(let result) = $0 { result } else { nil } }
+        return (results, events, failure)
+    }
+
+    func reply(_ text: String, delayMs: Int = 0) -> ScriptedHTTPServer.Reply {
+        .respond(status: 200, headers: ["Content-Type": "application/json"], body: #"{"text":"\#(text)"}"#, delayMs: delayMs)
+    }
+
+    @Test func sendsTheWireFormatAndKeepsSegmentOrder() async throws {
+        let server = try ScriptedHTTPServer([reply("one"), reply("two"), reply("three")])
+        defer { server.stop() }
+        let (results, _, error) = try await run(server, options: "language=en model=whisper-large-v3 prompt=Austen")
+        #expect(error == nil)
+        #expect(results.map(\.text) == ["one", "two", "three"])
+        #expect(results.map(\.segmentID) == [0, 1, 2])
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST" && request.path == "/v1/audio/transcriptions")
+        #expect(request.headers["content-type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+        let body = String(decoding: request.body, as: UTF8.self)
+        for field in ["name=\"file\"; filename=\"segment.wav\"", "name=\"model\"\r\n\r\nwhisper-large-v3",
+                      "name=\"language\"\r\n\r\nen", "name=\"prompt\"\r\n\r\nAusten", "name=\"response_format\"\r\n\r\njson"] {
+            #expect(body.contains(field), "\(field)")
+        }
+    }
+
+    @Test func answersThatCompleteOutOfOrderLeaveInOrder() async throws {
+        // The first segment's answer is slowest; with two requests in flight
+        // the second finishes first, and still leaves second.
+        let server = try ScriptedHTTPServer([reply("one", delayMs: 1200), reply("two"), reply("three")])
+        defer { server.stop() }
+        let (results, _, _) = try await run(server, options: "max-in-flight=3")
+        #expect(results.map(\.text) == ["one", "two", "three"])
+    }
+
+    @Test func rateLimitAndServerErrorsAreRetried() async throws {
+        let server = try ScriptedHTTPServer([
+            .respond(status: 429, headers: ["Retry-After": "1"], body: #"{"error":{"message":"Rate limit reached"}}"#),
+            reply("one"),
+            .respond(status: 503, body: #"{"error":{"message":"overloaded"}}"#),
+            reply("two"), reply("three"),
+        ])
+        defer { server.stop() }
+        let (results, events, error) = try await run(server)
+        #expect(error == nil)
+        #expect(results.map(\.text) == ["one", "two", "three"])
+        #expect(results.allSatisfy { $0.status == .final })
+        #expect(!events.contains { if case .warning = $0 { true } else { false } })
+        #expect(server.requests.count == 5)
+    }
+
+    @Test func aRejectedKeyIsFatalAndNeverPrinted() async throws {
+        let key = "sk-test-DoNotPrint0123456789"
+        let server = try ScriptedHTTPServer([
+            .respond(status: 401, body: #"{"error":{"message":"Incorrect API key provided: \#(key)","type":"invalid_request_error","code":"invalid_api_key"}}"#),
+        ])
+        defer { server.stop() }
+        let (results, events, error) = try await run(server, key: key)
+        let failure = try #require(error)
+        #expect("\(failure)".contains("PARLEY_TEST_STT_KEY was rejected by 127.0.0.1"))
+        #expect(results.first?.status == .failed)
+        #expect(server.requests.count == 1, "401 is not retried")
+        #expect(server.requests.first?.headers["authorization"] == "Bearer \(key)")
+        let everything = events.map { "\($0)" }.joined() + "\(failure)"
+        #expect(!everything.contains(key), "the key appears in no message, warning or error")
+    }
+
+    @Test func aMissingKeyFailsAtStartNamingTheVariable() async throws {
+        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=1 ! cloudstt provider=openai api-key-env=PARLEY_NO_SUCH_KEY ! fakesink")
+        do {
+            try await pipeline.run()
+            Issue.record("must fail")
+        } catch {
+            #expect("\(error)".contains("PARLEY_NO_SUCH_KEY is not set"))
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import ParleyCore
+import PocketSphinxEngine
+
+/// One segment to transcribe, with the request options the APIs share.
+struct TranscriptionRequest: Sendable {
+    var samples: [Int16]
+    var rate: Int
+    var language: String
+    var prompt: String
+    var temperature: Double
+    var responseFormat: String
+    var model: String
+}
+
+struct Transcription: Sendable {
+    var text: String
+    /// What the provider detected, when it says.
+    var language: String?
+    /// The provider says there was no speech.
+    var noSpeech = false
+    var attempts = 1
+}
+
+struct TranscriberFailure: Error, Sendable {
+    var error: ProviderError
+    var attempts: Int
+}
+
+/// Something that turns speech into text: the seam between cloudstt and providers.
+protocol Transcriber: Sendable {
+    /// For messages: "local (pocketsphinx)", "openai (api.openai.com)".
+    var name: String { get }
+    func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription
+}
+
+/// pocketsphinx in this process.
+struct LocalTranscriber: Transcriber {
+    let recognizer: PocketSphinxRecognizer
+    var name: String { "local (pocketsphinx)" }
+
+    func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
+        let audio = Resampler.resample(request.samples, from: request.rate, to: PocketSphinxRecognizer.sampleRate)
+        do {
+            return Transcription(text: try await recognizer.transcribe(audio), language: "en")
+        } catch {
+            throw TranscriberFailure(error: .decoding(error.description), attempts: 1)
+        }
+    }
+}
+
+/// `POST {base}/audio/transcriptions`, as OpenAI, Groq and compatible
+/// servers (faster-whisper servers, `parley serve`) take it.
+struct OpenAICompatibleTranscriber: Transcriber {
+    var provider: String
+    var baseURL: String
+    var apiKey: String
+    var sender: RetryingSender
+    var timeout: Duration = .seconds(30)
+    /// The variable the key came from, to name it (never the key) in errors.
+    var keyVariable = "OPENAI_API_KEY"
+
+    var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
+    var name: String { "\(provider) (\(host))" }
+
+    func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
+        var form = MultipartForm()
+        form.add(file: "file", filename: "segment.wav", contentType: "audio/wav",
+                 data: WAVEncoder.encode(request.samples, rate: request.rate))
+        form.add(field: "model", value: request.model)
+        if !request.language.isEmpty { form.add(field: "language", value: request.language) }
+        if !request.prompt.isEmpty { form.add(field: "prompt", value: request.prompt) }
+        form.add(field: "temperature", value: String(request.temperature))
+        form.add(field: "response_format", value: request.responseFormat)
+        var headers: [(name: String, value: String)] = [("Content-Type", form.contentType)]
+        if !apiKey.isEmpty { headers.append(("Authorization", "Bearer \(apiKey)")) }
+        let url = baseURL.hasSuffix("/") ? baseURL + "audio/transcriptions" : baseURL + "/audio/transcriptions"
+        let response: HTTPResponse, attempts: Int
+        do {
+            var http = HTTPRequest(method: "POST", url: url, headers: headers, body: form.data)
+            http.timeout = timeout
+            (response, attempts) = try await sender.send(http)
+        } catch {
+            throw TranscriberFailure(error: Self.scrub(error.error, key: apiKey), attempts: error.attempts)
+        }
+        var result = try Self.parse(response, format: request.responseFormat, attempts: attempts)
+        result.attempts = attempts
+        return result
+    }
+
+    static func parse(_ response: HTTPResponse, format: String, attempts: Int) throws(TranscriberFailure) -> Transcription {
+        if format == "text" {
+            return Transcription(text: String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        struct Body: Decodable {
+            struct Segment: Decodable { var no_speech_prob: Double? }
+            var text: String
+            var language: String?
+            var segments: [Segment]?
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: response.body) else {
+            throw TranscriberFailure(error: .decoding("expected JSON with a \"text\" field"), attempts: attempts)
+        }
+        let text = body.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // verbose_json: a segment the model itself thinks is not speech, with no text, is nothing.
+        let silent = !(body.segments ?? []).isEmpty && (body.segments ?? []).allSatisfy { ($0.no_speech_prob ?? 0) > 0.6 }
+        return Transcription(text: silent && text.isEmpty ? "" : text, language: body.language, noSpeech: silent && text.isEmpty)
+    }
+
+    private static func scrub(_ error: ProviderError, key: String) -> ProviderError {
+        guard !key.isEmpty else { return error }
+        switch error {
+        case .unauthorized(let message): return .unauthorized(message: Redaction.redact(message, secrets: [key]))
+        case .badRequest(let status, let message): return .badRequest(status: status, message: Redaction.redact(message, secrets: [key]))
+        case .server(let status, let message): return .server(status: status, message: Redaction.redact(message, secrets: [key]))
+        default: return error
+        }
+    }
+}
