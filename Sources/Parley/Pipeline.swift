@@ -104,7 +104,10 @@ public final class Pipeline: @unchecked Sendable {
 
     /// Plays to EOS, handing every event to `onEvent`; throws the first error.
     public func run(onEvent: (PipelineEvent) -> Void = { _ in }) async throws(PipelineError) {
-        try play()
+        // State changes block (elements load models, threads are joined):
+        // they run on a thread of their own, not on Swift's small pool.
+        let started: Result<Void, PipelineError> = await offPool { [self] in Result { () throws(PipelineError) in try play() } }
+        try started.get()
         var failure: PipelineError?
         for await event in events {
             onEvent(event)
@@ -114,8 +117,14 @@ public final class Pipeline: @unchecked Sendable {
                 break
             }
         }
-        stop()
+        await offPool { [self] in stop() }
         if let failure { throw failure }
+    }
+
+    private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
     }
 
     /// Position of the pipeline in stream time, ns.

@@ -70,14 +70,14 @@ import Testing
     }
 
     @Test func cancellingTheTaskCancelsTheRequestAtOnce() async throws {
-        let server = try ScriptedHTTPServer([.respond(status: 200, body: "late", delayMs: 5000)])
+        let server = try ScriptedHTTPServer([.respond(status: 200, body: "late", delayMs: 10_000)])
         defer { server.stop() }
         let started = ContinuousClock.now
         let task = Task { try await client.send(HTTPRequest(url: server.url)) }
         try await Task.sleep(for: .milliseconds(200))
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(8), "did not wait for the server's answer")
         guard case .failure(let error as ProviderError) = result, error == .cancelled else {
             Issue.record("expected cancellation, got \(result)")
             return

@@ -88,7 +88,8 @@ import Testing
         let failure = try #require(error)
         #expect("\(failure)".contains("PARLEY_TEST_STT_KEY was rejected by 127.0.0.1"))
         #expect(results.first?.status == .failed)
-        #expect(server.requests.count == 1, "401 is not retried")
+        #expect(server.requests.count == 1, "401 is not retried, and the key is not sent again")
+        #expect(results.allSatisfy { $0.status == .failed })
         #expect(server.requests.first?.headers["authorization"] == "Bearer \(key)")
         let everything = events.map { "\($0)" }.joined() + "\(failure)"
         #expect(!everything.contains(key), "the key appears in no message, warning or error")

@@ -114,6 +114,7 @@ public final class CloudSTTElement: Element {
     let transcriber = Mutex<(any Transcriber)?>(nil)
     let stage: AsyncStage
     let counters = ResultCounters()
+    let keyRejected = Flag()
 
     public init(element: ElementHandle) {
         self.element = element
@@ -183,6 +184,7 @@ public final class CloudSTTElement: Element {
             }
         case (GST_STATE_CHANGE_READY_TO_PAUSED, false):
             counters.reset()
+            keyRejected.set(false)
             segments.withLock { $0 = SegmentCollector() }
             stage.start(settings.withLock { $0.queue })
         case (GST_STATE_CHANGE_PAUSED_TO_READY, true):

@@ -34,11 +34,16 @@ extension CloudSTTElement {
         let counters = counters
         let name = element.name
         let tooShort = segment.duration < UInt64(current.minSegmentMs) * Gst.millisecond
+        let keyRejected = keyRejected
         let formats = ["json", "verbose_json", "text"]
         return stage.submit({
             if tooShort {
                 return Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,
                                    warning: "\(name): segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
+            }
+            if keyRejected.isSet {
+                return Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
+                                   warning: "\(name): segment \(segment.id) not sent: the provider rejected the API key")
             }
             guard let provider else {
                 return Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
@@ -60,6 +65,7 @@ extension CloudSTTElement {
                     segment, text: "", status: .failed, language: current.language, counters: counters,
                     warning: "\(name): provider \(provider.name) failed on segment \(segment.id) after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s"): \(error.error)")
                 if case .unauthorized = error.error, let remote = provider as? OpenAICompatibleTranscriber {
+                    keyRejected.set()  // later segments must not send the same key again
                     output.error = ElementMessageText(
                         "\(remote.keyVariable) was rejected by \(remote.host): check the key, or use provider=local",
                         debug: error.error.description, domain: .resource, code: Int32(GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue))
