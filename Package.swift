@@ -26,6 +26,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // parley serve: the OpenAI-compatible HTTP server over the local engines.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -50,9 +52,13 @@ let package = Package(
         .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         .target(name: "Parley", dependencies: ["GstKit", "GstParley", "ParleyCore"], path: "Sources/Parley"),
+        .target(
+            name: "ParleyServer",
+            dependencies: ["ParleyCore", "PocketSphinxEngine", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",
-            dependencies: ["Parley", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Parley", "ParleyServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/parley"),
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.

@@ -104,7 +104,15 @@ struct OpenAICompatibleTranscriber: Transcriber {
         let text = body.text.trimmingCharacters(in: .whitespacesAndNewlines)
         // verbose_json: a segment the model itself thinks is not speech, with no text, is nothing.
         let silent = !(body.segments ?? []).isEmpty && (body.segments ?? []).allSatisfy { ($0.no_speech_prob ?? 0) > 0.6 }
-        return Transcription(text: silent && text.isEmpty ? "" : text, language: body.language, noSpeech: silent && text.isEmpty)
+        return Transcription(text: silent && text.isEmpty ? "" : text, language: body.language.map(languageCode),
+                             noSpeech: silent && text.isEmpty)
+    }
+
+    /// verbose_json names languages ("english"); the meta carries BCP-47 codes.
+    static func languageCode(_ name: String) -> String {
+        let codes = ["english": "en", "spanish": "es", "french": "fr", "german": "de", "italian": "it", "dutch": "nl",
+                     "chinese": "zh", "korean": "ko", "japanese": "ja", "catalan": "ca", "portuguese": "pt"]
+        return codes[name.lowercased()] ?? name
     }
 
     private static func scrub(_ error: ProviderError, key: String) -> ProviderError {

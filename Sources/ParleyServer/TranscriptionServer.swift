@@ -1,0 +1,144 @@
+// `parley serve`: the local engines behind the OpenAI-compatible HTTP API,
+// so the cloud code paths are tested end to end on loopback against a real
+// server, and so anyone can self-host.
+import Foundation
+import Hummingbird
+import NIOCore
+import ParleyCore
+import PocketSphinxEngine
+
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port; the bound one is reported to `onListening`.
+    public var port = 8080
+    /// When set, requests must carry `Authorization: Bearer <key>`.
+    public var apiKey: String?
+    public var maxRequestBytes = 25 * 1024 * 1024
+    /// A measurement aid for benchmarks: added before each answer.
+    public var delayMs = 0
+    public var jitterMs = 0
+    public init() {}
+
+    public var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
+}
+
+public enum ServerError: Error, CustomStringConvertible {
+    case keyRequired(String)
+    public var description: String {
+        switch self {
+        case .keyRequired(let host): "binding to \(host) exposes the server beyond this machine: set --api-key"
+        }
+    }
+}
+
+public enum TranscriptionServer {
+    /// Runs until the process is stopped.
+    public static func run(_ configuration: ServerConfiguration,
+                           onListening: @escaping @Sendable (Int) -> Void) async throws {
+        guard configuration.isLoopback || !(configuration.apiKey ?? "").isEmpty else {
+            throw ServerError.keyRequired(configuration.host)
+        }
+        let engine = try PocketSphinxRecognizer()
+        let handler = TranscriptionHandler(engine: engine, configuration: configuration)
+        let router = Router()
+        router.get("/v1/models") { request, _ -> Response in
+            if let denied = handler.authorize(request) { return denied }
+            return handler.models()
+        }
+        router.post("/v1/audio/transcriptions") { request, _ -> Response in
+            if let denied = handler.authorize(request) { return denied }
+            return await handler.transcribe(request)
+        }
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                 serverName: "parley"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) })
+        try await app.runService()
+    }
+}
+
+/// The handlers, apart from the routing.
+struct TranscriptionHandler: Sendable {
+    let engine: PocketSphinxRecognizer
+    let configuration: ServerConfiguration
+
+    static let modelNames = ["pocketsphinx-en-us", "whisper-1", "whisper-large-v3", "whisper-large-v3-turbo"]
+
+    func authorize(_ request: Request) -> Response? {
+        guard let key = configuration.apiKey, !key.isEmpty else { return nil }
+        if request.headers[.authorization] == "Bearer \(key)" { return nil }
+        return Self.error(.unauthorized, "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key")
+    }
+
+    func models() -> Response {
+        let data = Self.modelNames.map { ["id": $0, "object": "model", "owned_by": "parley"] }
+        return Self.json(["object": "list", "data": data])
+    }
+
+    func transcribe(_ request: Request) async -> Response {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: configuration.maxRequestBytes)
+        } catch {
+            return Self.error(.contentTooLarge, "The request is larger than \(configuration.maxRequestBytes) bytes.",
+                              type: "invalid_request_error")
+        }
+        let parts: [MultipartParser.Part]
+        do {
+            parts = try MultipartParser.parse(Data(buffer: body), contentType: request.headers[.contentType] ?? "")
+        } catch {
+            return Self.error(.badRequest, error.description, type: "invalid_request_error")
+        }
+        func field(_ name: String) -> String? { parts.first { $0.name == name }?.text }
+        guard let file = parts.first(where: { $0.name == "file" }) else {
+            return Self.error(.badRequest, "Missing required parameter: 'file'.", type: "invalid_request_error", param: "file")
+        }
+        guard let model = field("model"), !model.isEmpty else {
+            return Self.error(.badRequest, "Missing required parameter: 'model'.", type: "invalid_request_error", param: "model")
+        }
+        guard Self.modelNames.contains(model) else {
+            return Self.error(.notFound, "The model '\(model)' does not exist.", type: "invalid_request_error",
+                              param: "model", code: "model_not_found")
+        }
+        let language = field("language") ?? ""
+        if !language.isEmpty && language != "en" {
+            return Self.error(.badRequest, "The local engine (pocketsphinx) knows English only, not '\(language)'.",
+                              type: "invalid_request_error", param: "language")
+        }
+        let audio: (samples: [Int16], rate: Int)
+        do {
+            audio = try WAVDecoder.decode(file.data)
+        } catch {
+            return Self.error(.unsupportedMediaType, "\(error.description) (file '\(file.filename ?? "")')",
+                              type: "invalid_request_error", param: "file")
+        }
+        if configuration.delayMs > 0 || configuration.jitterMs > 0 {
+            let jitter = configuration.jitterMs > 0 ? Int.random(in: 0...configuration.jitterMs) : 0
+            try? await Task.sleep(for: .milliseconds(configuration.delayMs + jitter))
+        }
+        let text: String
+        do {
+            let samples = Resampler.resample(audio.samples, from: audio.rate, to: PocketSphinxRecognizer.sampleRate)
+            text = try await engine.transcribe(samples)
+        } catch {
+            return Self.error(.internalServerError, error.description, type: "server_error")
+        }
+        let duration = Double(audio.samples.count) / Double(max(1, audio.rate))
+        return TranscriptFormats.response(text: text, duration: duration, format: field("response_format") ?? "json")
+    }
+
+    static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// OpenAI's error envelope.
+    static func error(_ status: HTTPResponse.Status, _ message: String, type: String,
+                      param: String? = nil, code: String? = nil) -> Response {
+        let detail: [String: Any] = ["message": message, "type": type,
+                                     "param": param.map { $0 as Any } ?? NSNull(), "code": code.map { $0 as Any } ?? NSNull()]
+        return json(["error": detail], status: status)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import ParleyServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the local speech engines over the OpenAI-compatible HTTP API.",
+        discussion: """
+            POST /v1/audio/transcriptions (multipart: file as 16-bit PCM WAV, model, language, \
+            response_format json | text | verbose_json | srt | vtt) and GET /v1/models, with OpenAI's \
+            error envelope. Prints "listening on http://HOST:PORT" once ready. --delay-ms and --jitter-ms \
+            add a service delay to each answer: a measurement aid for benchmarks.
+            """)
+
+    @Option(help: "Address to bind; beyond loopback, --api-key is required.") var host = "127.0.0.1"
+    @Option(help: "Port; 0 picks a free one.") var port = 8080
+    @Option(help: "Require this key as a Bearer token.") var apiKey: String?
+    @Option(help: "Largest request accepted, in bytes.") var maxRequestBytes = 25 * 1024 * 1024
+    @Option(help: "Added to every answer, in ms (benchmarks).") var delayMs = 0
+    @Option(help: "Random extra delay up to this, in ms (benchmarks).") var jitterMs = 0
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.apiKey = apiKey ?? ProcessInfo.processInfo.environment["PARLEY_SERVE_API_KEY"]
+        configuration.maxRequestBytes = maxRequestBytes
+        configuration.delayMs = delayMs
+        configuration.jitterMs = jitterMs
+        let host = host
+        do {
+            try await TranscriptionServer.run(configuration) { port in
+                // Unbuffered, so a parent process reading the pipe sees it at once.
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            }
+        } catch let error as ServerError {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+    }
+}
