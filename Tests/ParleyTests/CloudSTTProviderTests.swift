@@ -105,3 +105,77 @@ import Testing
         }
     }
 }
+
+/// The request queue and the fault paths, seen from the element.
+@Suite struct CloudSTTQueueTests {
+    let scratch = TestSupport.temporaryFolder()
+
+    func run(_ server: ScriptedHTTPServer, _ options: String) async throws
+        -> (results: [TextResult], warnings: [String], pipeline: Pipeline, figures: [String: Double]) {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter
+            ! cloudstt name=stt provider=compatible base-url=\(server.url)/v1 \(options) ! fakesink
+            """)
+        var results: [TextResult] = [], warnings: [String] = [], figures: [String: Double] = [:]
+        try await pipeline.run { event in
+            if case .transcript(let result) = event { results.append(result) }
+            if case .warning(_, let message, _) = event { warnings.append(message) }
+            if case .eos = event {
+                for name in ["blocked-ms", "results-final", "results-skipped", "results-failed"] {
+                    figures[name] = (try? pipeline.get(name, of: "stt").double) ?? -1
+                }
+            }
+        }
+        return (results, warnings, pipeline, figures)
+    }
+
+    func reply(_ text: String, delayMs: Int = 0) -> ScriptedHTTPServer.Reply {
+        .respond(status: 200, body: #"{"text":"\#(text)"}"#, delayMs: delayMs)
+    }
+
+    @Test func aSlowServerHoldsTheStreamBackWithBlockAndLosesNothing() async throws {
+        let server = try ScriptedHTTPServer([reply("slow", delayMs: 400)])
+        defer { server.stop() }
+        let (results, warnings, _, figures) = try await run(server, "max-in-flight=1 max-pending=0 queue-policy=block")
+        #expect(results.map(\.status) == [.final, .final, .final])
+        #expect(warnings.isEmpty)
+        #expect((figures["blocked-ms"] ?? 0) > 100, "the streaming thread waited for the slow server")
+    }
+
+    @Test func dropOldestSkipsAWaitingSegmentAndTheCountsAddUp() async throws {
+        let server = try ScriptedHTTPServer([reply("slow", delayMs: 600)])
+        defer { server.stop() }
+        let (results, warnings, _, figures) = try await run(server, "max-in-flight=1 max-pending=1 queue-policy=drop-oldest")
+        #expect(results.map(\.segmentID) == [0, 1, 2], "every segment leaves, in order")
+        #expect(results.map(\.status) == [.final, .skipped, .final])
+        #expect(warnings.count == 1 && warnings[0].contains("drop-oldest"))
+        #expect(figures["results-final"] == 2 && figures["results-skipped"] == 1)
+    }
+
+    @Test func timeoutsAndResetsFailTheSegmentWithTheAttemptCount() async throws {
+        let slow = try ScriptedHTTPServer([reply("late", delayMs: 3000)])
+        defer { slow.stop() }
+        let timedOut = try await run(slow, "timeout-ms=300 max-retries=1")
+        #expect(timedOut.results.allSatisfy { $0.status == .failed })
+        #expect(timedOut.warnings.count == 3)
+        #expect(timedOut.warnings.allSatisfy { $0.contains("after 2 attempts") && $0.contains("timed out") })
+
+        let resetting = try ScriptedHTTPServer([.reset])
+        defer { resetting.stop() }
+        let reset = try await run(resetting, "max-retries=0")
+        #expect(reset.results.allSatisfy { $0.status == .failed })
+        #expect(reset.warnings.allSatisfy { $0.contains("after 1 attempt") && $0.contains("network error") })
+    }
+
+    @Test func contextPromptSendsThePreviousTranscript() async throws {
+        let server = try ScriptedHTTPServer([reply("first words"), reply("second words"), reply("third")])
+        defer { server.stop() }
+        _ = try await run(server, "context-prompt=true prompt=Austen max-in-flight=1")
+        let prompts = try server.requests.map { request -> String in
+            let parts = try MultipartParser.parse(request.body, contentType: request.headers["content-type"] ?? "")
+            return parts.first { $0.name == "prompt" }?.text ?? ""
+        }
+        #expect(prompts == ["Austen", "Austen first words", "Austen second words"])
+    }
+}

@@ -34,6 +34,7 @@ public final class CloudSTTElement: Element {
     public static let DEFAULT_MODEL = ""
     public static let DEFAULT_API_KEY_ENV = ""
     public static let DEFAULT_PROMPT = ""
+    public static let DEFAULT_CONTEXT_PROMPT = false
     public static let DEFAULT_TEMPERATURE = 0.0
     public static let DEFAULT_RESPONSE_FORMAT = 0  // json
     public static let DEFAULT_TIMEOUT_MS = 30_000
@@ -62,6 +63,9 @@ public final class CloudSTTElement: Element {
                      .string(default: DEFAULT_API_KEY_ENV)),
         PropertySpec("prompt", nick: "Prompt", blurb: "Text that guides the transcription (names, spelling)",
                      .string(default: DEFAULT_PROMPT)),
+        PropertySpec("context-prompt", nick: "Context prompt",
+                     blurb: "Send the previous final transcript (after prompt) as the prompt, for continuity across segments; exact with max-in-flight=1",
+                     .bool(default: DEFAULT_CONTEXT_PROMPT)),
         PropertySpec("temperature", nick: "Temperature", blurb: "Sampling temperature sent to the provider",
                      .double(default: DEFAULT_TEMPERATURE, range: 0...1)),
         PropertySpec("response-format", nick: "Response format", blurb: "What the provider answers with",
@@ -98,6 +102,7 @@ public final class CloudSTTElement: Element {
         var model = DEFAULT_MODEL
         var apiKeyEnv = DEFAULT_API_KEY_ENV
         var prompt = DEFAULT_PROMPT
+        var contextPrompt = DEFAULT_CONTEXT_PROMPT
         var temperature = DEFAULT_TEMPERATURE
         var responseFormat = DEFAULT_RESPONSE_FORMAT
         var timeoutMs = DEFAULT_TIMEOUT_MS
@@ -115,6 +120,8 @@ public final class CloudSTTElement: Element {
     let stage: AsyncStage
     let counters = ResultCounters()
     let keyRejected = Flag()
+    /// The last final transcript, for context-prompt.
+    let previousTranscript = Mutex("")
 
     public init(element: ElementHandle) {
         self.element = element
@@ -130,6 +137,7 @@ public final class CloudSTTElement: Element {
         case "model": return .string(current.model)
         case "api-key-env": return .string(current.apiKeyEnv)
         case "prompt": return .string(current.prompt)
+        case "context-prompt": return .bool(current.contextPrompt)
         case "temperature": return .double(current.temperature)
         case "response-format": return .enumeration(current.responseFormat)
         case "timeout-ms": return .int(current.timeoutMs)
@@ -155,6 +163,7 @@ public final class CloudSTTElement: Element {
             case "model": settings.model = value.string ?? ""
             case "api-key-env": settings.apiKeyEnv = value.string ?? ""
             case "prompt": settings.prompt = value.string ?? ""
+            case "context-prompt": settings.contextPrompt = value.bool
             case "temperature": settings.temperature = value.double
             case "response-format": settings.responseFormat = value.int
             case "timeout-ms": settings.timeoutMs = value.int
@@ -185,6 +194,7 @@ public final class CloudSTTElement: Element {
         case (GST_STATE_CHANGE_READY_TO_PAUSED, false):
             counters.reset()
             keyRejected.set(false)
+            previousTranscript.withLock { $0 = "" }
             segments.withLock { $0 = SegmentCollector() }
             stage.start(settings.withLock { $0.queue })
         case (GST_STATE_CHANGE_PAUSED_TO_READY, true):

@@ -35,6 +35,7 @@ extension CloudSTTElement {
         let name = element.name
         let tooShort = segment.duration < UInt64(current.minSegmentMs) * Gst.millisecond
         let keyRejected = keyRejected
+        let previousTranscript = UnsafeSendable(self)
         let formats = ["json", "verbose_json", "text"]
         return stage.submit({
             if tooShort {
@@ -51,12 +52,20 @@ extension CloudSTTElement {
             }
             var meta = SpeechMeta(segmentID: segment.id, language: current.language)
             meta.stamp(.requestSent)
+            var prompt = current.prompt
+            if current.contextPrompt {
+                let previous = previousTranscript.value.previousTranscript.withLock { $0 }
+                prompt = [prompt, previous].filter { !$0.isEmpty }.joined(separator: " ")
+            }
             let request = TranscriptionRequest(
-                samples: segment.samples, rate: segment.rate, language: current.language, prompt: current.prompt,
+                samples: segment.samples, rate: segment.rate, language: current.language, prompt: prompt,
                 temperature: current.temperature, responseFormat: formats[min(current.responseFormat, 2)],
                 model: current.model.isEmpty ? current.provider.defaultModel : current.model)
             do throws(TranscriberFailure) {
                 let transcription = try await provider.transcribe(request)
+                if !transcription.text.isEmpty {
+                    previousTranscript.value.previousTranscript.withLock { $0 = transcription.text }
+                }
                 return Self.result(segment, text: transcription.text, status: .final,
                                    language: transcription.language ?? current.language, counters: counters,
                                    stamps: meta.stamps)
