@@ -42,7 +42,8 @@ let package = Package(
         .target(name: "GstBridge", dependencies: ["CGStreamer"], path: "Sources/GstBridge"),
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        .target(name: "ParleyCore", dependencies: ["CCurl"], path: "Sources/ParleyCore"),
+        .systemLibrary(name: "CFLAC", path: "Sources/CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .target(name: "ParleyCore", dependencies: ["CCurl", "CFLAC"], path: "Sources/ParleyCore"),
         .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/GstKit"),
         .target(
             name: "GstParley",

@@ -108,9 +108,10 @@ struct TranscriptionHandler: Sendable {
         }
         let audio: (samples: [Int16], rate: Int)
         do {
-            audio = try WAVDecoder.decode(file.data)
+            audio = file.data.starts(with: Data("fLaC".utf8))
+                ? try FLACCodec.decode(file.data) : try WAVDecoder.decode(file.data)
         } catch {
-            return Self.error(.unsupportedMediaType, "\(error.description) (file '\(file.filename ?? "")')",
+            return Self.error(.unsupportedMediaType, "\(error) (file '\(file.filename ?? "")'); send WAV or FLAC",
                               type: "invalid_request_error", param: "file")
         }
         if configuration.delayMs > 0 || configuration.jitterMs > 0 {

@@ -7,7 +7,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the local speech engines over the OpenAI-compatible HTTP API.",
         discussion: """
-            POST /v1/audio/transcriptions (multipart: file as 16-bit PCM WAV, model, language, \
+            POST /v1/audio/transcriptions (multipart: file as 16-bit PCM WAV or FLAC, model, language, \
             response_format json | text | verbose_json | srt | vtt) and GET /v1/models, with OpenAI's \
             error envelope. Prints "listening on http://HOST:PORT" once ready. --delay-ms and --jitter-ms \
             add a service delay to each answer: a measurement aid for benchmarks.

@@ -105,3 +105,42 @@ import Testing
         ])
     }
 }
+
+@Suite struct AudioCodecTests {
+    /// Real speech from pocketsphinx-testdata, through the WAV reader.
+    func speech() throws -> (samples: [Int16], rate: Int) {
+        let path = "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav"
+        return try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test func flacIsLosslessAndSmallerThanWAV() throws {
+        let (samples, rate) = try speech()
+        #expect(rate == 16_000 && samples.count == 47_840)
+        let flac = try FLACCodec.encode(samples, rate: rate)
+        let wav = WAVEncoder.encode(samples, rate: rate)
+        let decoded = try FLACCodec.decode(flac)
+        #expect(decoded.rate == rate)
+        #expect(decoded.samples == samples, "lossless")
+        #expect(Double(flac.count) < Double(wav.count) * 0.75, "\(flac.count) vs \(wav.count) bytes")
+    }
+
+    @Test func wavRoundTripsAndBadInputIsNamed() throws {
+        let (samples, rate) = try speech()
+        let again = try WAVDecoder.decode(WAVEncoder.encode(samples, rate: rate))
+        #expect(again.samples == samples && again.rate == rate)
+        #expect(throws: WAVDecoder.DecodeError.notWAV) { try WAVDecoder.decode(Data("hello".utf8)) }
+        #expect(throws: FLACCodec.CodecError.self) { try FLACCodec.decode(Data("fLaC garbage".utf8)) }
+    }
+
+    @Test func multipartParsesWhatTheFormBuilds() throws {
+        var form = MultipartForm()
+        form.add(field: "model", value: "whisper-1")
+        form.add(file: "file", filename: "a.wav", contentType: "audio/wav", data: Data([0, 13, 10, 45, 45, 255]))
+        let parts = try MultipartParser.parse(form.data, contentType: form.contentType)
+        #expect(parts.map(\.name) == ["model", "file"])
+        #expect(parts[0].text == "whisper-1")
+        #expect(parts[1].filename == "a.wav" && parts[1].contentType == "audio/wav")
+        #expect(parts[1].data == Data([0, 13, 10, 45, 45, 255]), "binary with CR, LF and dashes survives")
+        #expect(throws: MultipartParser.ParseError.notMultipart) { try MultipartParser.parse(Data(), contentType: "text/plain") }
+    }
+}

@@ -61,6 +61,15 @@ import Testing
         #expect(overHTTP.allSatisfy { $0.status == .final && $0.language == "en" })
     }
 
+    @Test func flacUploadsGiveTheSameTranscriptsInHalfTheBytes() async throws {
+        let server = try await Server()
+        defer { server.stop() }
+        let wav = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1")
+        let flac = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1 upload-format=flac")
+        #expect(flac.map(\.text) == wav.map(\.text))
+        #expect(flac.count == 3)
+    }
+
     @Test func answersInEveryFormatAndWithOpenAIsErrorEnvelope() async throws {
         let server = try await Server()
         defer { server.stop() }

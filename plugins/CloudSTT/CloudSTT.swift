@@ -38,6 +38,7 @@ public final class CloudSTTElement: Element {
     public static let DEFAULT_TEMPERATURE = 0.0
     public static let DEFAULT_RESPONSE_FORMAT = 0  // json
     public static let DEFAULT_TIMEOUT_MS = 30_000
+    public static let DEFAULT_UPLOAD_FORMAT = 0  // wav
     public static let DEFAULT_MAX_RETRIES = 2
 
     public static let metadata = ElementMetadata(
@@ -74,6 +75,11 @@ public final class CloudSTTElement: Element {
                         EnumValue(1, "verbose_json", "Text, language and segments with no-speech probabilities"),
                         EnumValue(2, "text", "Plain text"),
                      ], default: DEFAULT_RESPONSE_FORMAT)),
+        PropertySpec("upload-format", nick: "Upload format", blurb: "How segments are uploaded; FLAC is about half the bytes",
+                     .enumeration(typeName: "GstParleySTTUploadFormat", values: [
+                        EnumValue(0, "wav", "16-bit PCM WAV"),
+                        EnumValue(1, "flac", "FLAC (libFLAC), lossless"),
+                     ], default: DEFAULT_UPLOAD_FORMAT)),
         PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
@@ -106,6 +112,7 @@ public final class CloudSTTElement: Element {
         var temperature = DEFAULT_TEMPERATURE
         var responseFormat = DEFAULT_RESPONSE_FORMAT
         var timeoutMs = DEFAULT_TIMEOUT_MS
+        var uploadFormat = DEFAULT_UPLOAD_FORMAT
         var maxRetries = DEFAULT_MAX_RETRIES
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
@@ -141,6 +148,7 @@ public final class CloudSTTElement: Element {
         case "temperature": return .double(current.temperature)
         case "response-format": return .enumeration(current.responseFormat)
         case "timeout-ms": return .int(current.timeoutMs)
+        case "upload-format": return .enumeration(current.uploadFormat)
         case "max-retries": return .int(current.maxRetries)
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
@@ -167,6 +175,7 @@ public final class CloudSTTElement: Element {
             case "temperature": settings.temperature = value.double
             case "response-format": settings.responseFormat = value.int
             case "timeout-ms": settings.timeoutMs = value.int
+            case "upload-format": settings.uploadFormat = value.int
             case "max-retries": settings.maxRetries = value.int
             case "language": settings.language = value.string ?? ""
             case "min-segment-ms": settings.minSegmentMs = value.int

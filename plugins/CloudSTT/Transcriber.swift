@@ -11,6 +11,8 @@ struct TranscriptionRequest: Sendable {
     var temperature: Double
     var responseFormat: String
     var model: String
+    /// "wav" or "flac".
+    var uploadFormat = "wav"
 }
 
 struct Transcription: Sendable {
@@ -65,8 +67,12 @@ struct OpenAICompatibleTranscriber: Transcriber {
 
     func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
         var form = MultipartForm()
-        form.add(file: "file", filename: "segment.wav", contentType: "audio/wav",
-                 data: WAVEncoder.encode(request.samples, rate: request.rate))
+        if request.uploadFormat == "flac", let flac = try? FLACCodec.encode(request.samples, rate: request.rate) {
+            form.add(file: "file", filename: "segment.flac", contentType: "audio/flac", data: flac)
+        } else {
+            form.add(file: "file", filename: "segment.wav", contentType: "audio/wav",
+                     data: WAVEncoder.encode(request.samples, rate: request.rate))
+        }
         form.add(field: "model", value: request.model)
         if !request.language.isEmpty { form.add(field: "language", value: request.language) }
         if !request.prompt.isEmpty { form.add(field: "prompt", value: request.prompt) }

@@ -60,7 +60,8 @@ extension CloudSTTElement {
             let request = TranscriptionRequest(
                 samples: segment.samples, rate: segment.rate, language: current.language, prompt: prompt,
                 temperature: current.temperature, responseFormat: formats[min(current.responseFormat, 2)],
-                model: current.model.isEmpty ? current.provider.defaultModel : current.model)
+                model: current.model.isEmpty ? current.provider.defaultModel : current.model,
+                uploadFormat: current.uploadFormat == 1 ? "flac" : "wav")
             do throws(TranscriberFailure) {
                 let transcription = try await provider.transcribe(request)
                 if !transcription.text.isEmpty {
