@@ -69,6 +69,7 @@ let package = Package(
         // A real HTTP server for the faults real providers will not produce on demand.
         .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
+        .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT"], path: "Tests/CloudSTTTests"),
         .testTarget(
             name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine", "ParleyTestSupport"],
             path: "Tests/ParleyTests"),

@@ -65,7 +65,47 @@ struct OpenAICompatibleTranscriber: Transcriber {
     var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
     var name: String { "\(provider) (\(host))" }
 
+    /// The APIs refuse files over 25 MB (413): a longer segment is split at a
+    /// pause and its pieces transcribed in order, never sent to fail.
+    static let uploadLimit = 25 * 1024 * 1024
+
     func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
+        let pieces = Self.split(request.samples, bytesPerSample: request.uploadFormat == "flac" ? 1 : 2,
+                                limit: Self.uploadLimit - 64 * 1024)
+        guard pieces.count > 1 else { return try await transcribeOne(request) }
+        var texts: [String] = [], attempts = 0, language: String?
+        for piece in pieces {
+            var part = request
+            part.samples = piece
+            let result = try await transcribeOne(part)
+            texts.append(result.text)
+            attempts += result.attempts
+            language = language ?? result.language
+        }
+        return Transcription(text: texts.filter { !$0.isEmpty }.joined(separator: " "), language: language, attempts: attempts)
+    }
+
+    /// Halves `samples` at the quietest 10 ms near the middle until each
+    /// piece fits in `limit` bytes. (FLAC is counted at 1 byte a sample: an
+    /// upper bound for speech.)
+    static func split(_ samples: [Int16], bytesPerSample: Int, limit: Int) -> [[Int16]] {
+        guard samples.count * bytesPerSample > limit, samples.count > 3200 else { return [samples] }
+        let window = 160
+        let middle = samples.count / 2
+        let searchFrom = max(0, middle - samples.count / 4), searchTo = min(samples.count - window, middle + samples.count / 4)
+        var quietest = middle, lowest = Double.greatestFiniteMagnitude
+        var start = searchFrom
+        while start < searchTo {
+            var energy = 0.0
+            for index in start..<(start + window) { energy += Double(samples[index]) * Double(samples[index]) }
+            if energy < lowest { lowest = energy; quietest = start + window / 2 }
+            start += window
+        }
+        return split(Array(samples[..<quietest]), bytesPerSample: bytesPerSample, limit: limit)
+            + split(Array(samples[quietest...]), bytesPerSample: bytesPerSample, limit: limit)
+    }
+
+    private func transcribeOne(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
         var form = MultipartForm()
         if request.uploadFormat == "flac", let flac = try? FLACCodec.encode(request.samples, rate: request.rate) {
             form.add(file: "file", filename: "segment.flac", contentType: "audio/flac", data: flac)
