@@ -2,6 +2,7 @@
 // so the cloud code paths are tested end to end on loopback against a real
 // server, and so anyone can self-host.
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import ParleyCore
@@ -119,14 +120,20 @@ struct TranscriptionHandler: Sendable {
             try? await Task.sleep(for: .milliseconds(configuration.delayMs + jitter))
         }
         let text: String
+        let started = ContinuousClock.now
         do {
             let samples = Resampler.resample(audio.samples, from: audio.rate, to: PocketSphinxRecognizer.sampleRate)
             text = try await engine.transcribe(samples)
         } catch {
             return Self.error(.internalServerError, error.description, type: "server_error")
         }
+        let elapsed = ContinuousClock.now - started
         let duration = Double(audio.samples.count) / Double(max(1, audio.rate))
-        return TranscriptFormats.response(text: text, duration: duration, format: field("response_format") ?? "json")
+        var response = TranscriptFormats.response(text: text, duration: duration, format: field("response_format") ?? "json")
+        // As OpenAI does: the engine's own time, so clients can tell it from the network's.
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        response.headers[HTTPField.Name("openai-processing-ms")!] = String(milliseconds)
+        return response
     }
 
     static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {

@@ -22,6 +22,8 @@ struct Transcription: Sendable {
     /// The provider says there was no speech.
     var noSpeech = false
     var attempts = 1
+    /// The provider's own processing time, when it says (openai-processing-ms).
+    var providerProcessingMs: Double?
 }
 
 struct TranscriberFailure: Error, Sendable {
@@ -131,6 +133,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
         }
         var result = try Self.parse(response, format: request.responseFormat, attempts: attempts)
         result.attempts = attempts
+        result.providerProcessingMs = response.headers["openai-processing-ms"].flatMap(Double.init)
         return result
     }
 

@@ -69,7 +69,7 @@ extension CloudSTTElement {
                 }
                 return Self.result(segment, text: transcription.text, status: .final,
                                    language: transcription.language ?? current.language, counters: counters,
-                                   stamps: meta.stamps)
+                                   stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs)
             } catch {
                 var output = Self.result(
                     segment, text: "", status: .failed, language: current.language, counters: counters,
@@ -92,7 +92,7 @@ extension CloudSTTElement {
     /// `parley/transcript` message, latency figures, and a warning if it is not final.
     static func result(_ segment: SpeechSegment, text: String, status: SpeechStatus, language: String,
                        counters: ResultCounters, warning: String? = nil,
-                       stamps: [LatencyStamp: UInt64] = [:]) -> StageOutput {
+                       stamps: [LatencyStamp: UInt64] = [:], providerProcessingMs: Double? = nil) -> StageOutput {
         counters.count(status)
         let buffer = Buffer(string: text)
         buffer.pts = segment.start
@@ -111,6 +111,7 @@ extension CloudSTTElement {
             if let sent = meta.stamps[.requestSent] {
                 fields.append(("processing-ms", .double(Double(complete - sent) / 1e6)))
             }
+            if let providerProcessingMs { fields.append(("provider-processing-ms", .double(providerProcessingMs))) }
             if let decided = segment.decidedAt, complete > decided {
                 fields.append(("ttfs-ms", .double(Double(complete - decided) / 1e6)))
             }

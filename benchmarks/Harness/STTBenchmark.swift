@@ -1,0 +1,103 @@
+import Foundation
+import Parley
+import ParleyCore
+import ParleyServer
+
+/// cloudstt's own overhead: the time from request sent to result complete
+/// through the element, next to curl's round trip with the same file to
+/// the same `parley serve`, in one run. Each request's own engine time
+/// (the openai-processing-ms header) is taken off both, so the decoder's
+/// run-to-run variation does not hide the client's overhead.
+struct STTBenchmark {
+    var runs: Int
+
+    static let clips = ["0870", "0880", "0890", "0920", "0930"].map {
+        "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-\($0).wav"
+    }
+
+    func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    /// (round trip, server processing) in ms.
+    func curl(_ clip: String, url: String) throws -> (Double, Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["--noproxy", "*", "-s", "-o", "/dev/null", "-w", "%{time_total} %header{openai-processing-ms}",
+                             "-F", "file=@\(clip)", "-F", "model=whisper-1", url + "/audio/transcriptions"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        let fields = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
+        return ((Double(fields.first ?? "") ?? .nan) * 1000, Double(fields.last ?? "") ?? .nan)
+    }
+
+    /// (request sent → result complete, server processing) in ms.
+    func element(_ clip: String, url: String) async throws -> (Double, Double) {
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(clip) ! wavparse ! cloudstt provider=compatible base-url=\(url) max-segment-ms=600000 ! fakesink
+            """)
+        var figures = (Double.nan, Double.nan)
+        try await pipeline.run { event in
+            if case .latency(let report) = event, report.stage == "stt" {
+                figures = (report.figures["processing-ms"] ?? .nan, report.figures["provider-processing-ms"] ?? .nan)
+            }
+        }
+        return figures
+    }
+
+    func run() async throws -> String {
+        let port = Port()
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        let server = Task { try await TranscriptionServer.run(configuration) { port.set($0) } }
+        defer { server.cancel() }
+        while port.value == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        let url = "http://127.0.0.1:\(port.value)/v1"
+        var element: [Double] = [], bare: [Double] = [], elementOverhead: [Double] = [], curlOverhead: [Double] = []
+        _ = try curl(Self.clips[0], url: url)  // warm-up
+        _ = try await self.element(Self.clips[0], url: url)
+        for _ in 0..<runs {
+            for clip in Self.clips {
+                let byCurl = try curl(clip, url: url)
+                let byElement = try await self.element(clip, url: url)
+                bare.append(byCurl.0)
+                element.append(byElement.0)
+                curlOverhead.append(byCurl.0 - byCurl.1)
+                elementOverhead.append(byElement.0 - byElement.1)
+            }
+        }
+        func row(_ name: String, _ values: [Double]) -> String {
+            String(format: "| %@ | %.1f | %.1f | %.1f |", name, percentile(values, 0.5), percentile(values, 0.95), percentile(values, 0.99))
+        }
+        return """
+            # STT benchmark
+
+            Request sent → result complete through `cloudstt provider=compatible`, and
+            curl's `time_total` for the same clip to the same `parley serve --delay-ms 0`
+            (pocketsphinx behind it), \(runs) runs × \(Self.clips.count) LibriVox clips. The last two
+            rows take each request's engine time (openai-processing-ms) off: what is
+            left is transport plus, for the element, WAV encoding, multipart, JSON
+            parsing, meta and messages. Milliseconds.
+
+            | measure | p50 | p95 | p99 |
+            |---|---|---|---|
+            \(row("cloudstt: request sent → result", element))
+            \(row("curl: time_total", bare))
+            \(row("cloudstt minus the server's processing", elementOverhead))
+            \(row("curl minus the server's processing", curlOverhead))
+
+            """
+    }
+}
+
+/// The bound port, set from the server's callback.
+final class Port: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = 0
+    var value: Int { lock.withLock { stored } }
+    func set(_ port: Int) { lock.withLock { stored = port } }
+}
