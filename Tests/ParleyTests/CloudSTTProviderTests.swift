@@ -135,7 +135,9 @@ import Testing
     }
 
     @Test func aSlowServerHoldsTheStreamBackWithBlockAndLosesNothing() async throws {
-        let server = try ScriptedHTTPServer([reply("slow", delayMs: 400)])
+        // Slow enough that all three segments arrive while the first is in flight,
+        // even on a loaded machine.
+        let server = try ScriptedHTTPServer([reply("slow", delayMs: 2000)])
         defer { server.stop() }
         let (results, warnings, _, figures) = try await run(server, "max-in-flight=1 max-pending=0 queue-policy=block")
         #expect(results.map(\.status) == [.final, .final, .final])
@@ -144,7 +146,7 @@ import Testing
     }
 
     @Test func dropOldestSkipsAWaitingSegmentAndTheCountsAddUp() async throws {
-        let server = try ScriptedHTTPServer([reply("slow", delayMs: 600)])
+        let server = try ScriptedHTTPServer([reply("slow", delayMs: 2500)])
         defer { server.stop() }
         let (results, warnings, _, figures) = try await run(server, "max-in-flight=1 max-pending=1 queue-policy=drop-oldest")
         #expect(results.map(\.segmentID) == [0, 1, 2], "every segment leaves, in order")
