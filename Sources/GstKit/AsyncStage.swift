@@ -117,10 +117,17 @@ public final class AsyncStage: @unchecked Sendable {
     /// Returns the flow to answer upstream with.
     public func submit(_ work: @escaping @Sendable () async -> StageOutput,
                        placeholder: @escaping @Sendable (Queue.SkipReason) -> StageOutput) -> GstFlowReturn {
+        submit(progressive: { _ in await work() }, placeholder: placeholder)
+    }
+
+    /// Like `submit`, for work that pushes partial results (streamed
+    /// transcripts) through `emit` while it runs; they leave in order.
+    public func submit(progressive work: @escaping @Sendable (_ emit: @escaping @Sendable (StageOutput) -> Void) async -> StageOutput,
+                       placeholder: @escaping @Sendable (Queue.SkipReason) -> StageOutput) -> GstFlowReturn {
         let flow = lastFlow.withLock { $0 }
         if flow != FlowReturn.ok && flow != FlowReturn.notLinked { return flow }
         guard let queue else { return FlowReturn.flushing }
-        switch queue.submit(work, ifSkipped: placeholder) {
+        switch queue.submit(progressive: { sink in await work { sink.emit($0) } }, ifSkipped: placeholder) {
         case .accepted:
             break
         case .acceptedWithDrop(_, let skipped, let reason):
@@ -170,7 +177,7 @@ public final class AsyncStage: @unchecked Sendable {
         defer { finished.signal() }
         while let delivery = queue.next() {
             switch delivery {
-            case .completed(_, let output, _), .skipped(_, _, let output):
+            case .completed(_, let output, _), .skipped(_, _, let output), .partial(_, let output):
                 deliver(output)
             case .event(let event):
                 guard let pad = element.srcPad else { continue }

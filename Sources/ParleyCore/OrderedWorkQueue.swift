@@ -42,6 +42,10 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
 
     public enum Delivery: Sendable {
         case completed(ticket: UInt64, output: Output, queueWait: UInt64)
+        /// Progress from an item still running (e.g. a streamed partial
+        /// transcript), delivered in order like everything else: at once
+        /// for the oldest item, for a later one when it becomes the oldest.
+        case partial(ticket: UInt64, output: Output)
         /// `output` is what the submitter said stands in for a skipped item.
         case skipped(ticket: UInt64, reason: SkipReason, output: Output)
         case event(Event)
@@ -74,7 +78,7 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
     }
 
     private enum SlotState {
-        case waiting(work: @Sendable () async -> Output)
+        case waiting(work: @Sendable (PartialSink) async -> Output)
         case running
         case done(Output, queueWait: UInt64)
         case skipped(SkipReason)
@@ -86,6 +90,9 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         let submittedAt: UInt64
         var state: SlotState
         var ifSkipped: (@Sendable (SkipReason) -> Output)? = nil
+        /// Partials not yet delivered. A later partial supersedes an earlier
+        /// one of the same item while it waits, so this stays small.
+        var partials: [Output] = []
         var holdsPayload: Bool {
             switch state {
             case .waiting, .running, .done: true
@@ -115,10 +122,25 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         return stats
     }
 
+    /// Where running work reports progress.
+    public struct PartialSink: Sendable {
+        fileprivate let queue: OrderedWorkQueue
+        fileprivate let ticket: UInt64
+        fileprivate let generation: UInt64
+        public func emit(_ output: Output) { queue.partial(ticket: ticket, generation: generation, output: output) }
+    }
+
     /// Queues `work`. With `.block`, waits while the queue is full. If the
     /// policy skips the item, `ifSkipped` makes the output delivered in its place.
     @discardableResult
     public func submit(_ work: @escaping @Sendable () async -> Output,
+                       ifSkipped: @escaping @Sendable (SkipReason) -> Output) -> SubmitOutcome {
+        submit(progressive: { _ in await work() }, ifSkipped: ifSkipped)
+    }
+
+    /// Queues work that may report partial outputs while it runs.
+    @discardableResult
+    public func submit(progressive work: @escaping @Sendable (PartialSink) async -> Output,
                        ifSkipped: @escaping @Sendable (SkipReason) -> Output) -> SubmitOutcome {
         condition.lock()
         defer { condition.unlock() }
@@ -181,6 +203,10 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         condition.lock()
         defer { condition.unlock() }
         while true {
+            if let head = slots.first, !head.partials.isEmpty {
+                let output = slots[0].partials.removeFirst()
+                return .partial(ticket: head.ticket, output: output)
+            }
             if let head = slots.first {
                 switch head.state {
                 case .done(let output, let wait):
@@ -277,13 +303,27 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
                 stats.totalQueueWait += wait
                 stats.maxQueueWait = max(stats.maxQueueWait, wait)
                 let myGeneration = generation
+                let sink = PartialSink(queue: self, ticket: ticket, generation: myGeneration)
                 tasks[ticket] = Task.detached { [weak self] in
-                    let output = await work()
+                    let output = await work(sink)
                     self?.finish(ticket: ticket, generation: myGeneration, output: output, queueWait: wait)
                 }
             }
             index += 1
         }
+    }
+
+    fileprivate func partial(ticket: UInt64, generation partialGeneration: UInt64, output: Output) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard partialGeneration == generation,
+              let index = slots.firstIndex(where: { $0.ticket == ticket }) else { return }
+        if index == 0 {
+            slots[index].partials.append(output)
+        } else {
+            slots[index].partials = [output]  // not yet the oldest: only the latest matters
+        }
+        condition.broadcast()
     }
 
     private func finish(ticket: UInt64, generation finishedGeneration: UInt64, output: Output, queueWait: UInt64) {

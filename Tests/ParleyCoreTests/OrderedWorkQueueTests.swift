@@ -33,6 +33,7 @@ final class Collector: @unchecked Sendable {
                 switch $0 {
                 case .completed(_, let output, _): "\(output)"
                 case .skipped(_, _, let output): "skipped:\(output)"
+                case .partial(_, let output): "p:\(output)"
                 case .event(let event): event
                 }
             }
@@ -71,6 +72,27 @@ func onThread(_ body: @escaping @Sendable () -> Void) async {
         #expect(stats.maxRunning > 1, "work should overlap")
         #expect(stats.maxDepth <= 40, "memory stays bounded by max-in-flight + max-pending")
         #expect(stats.skipped == 0)
+        }
+    }
+
+    @Test func partialsLeaveInOrderAndOnlyTheLatestOfAWaitingItem() async {
+        await onThread {
+            let queue = OrderedWorkQueue<Int, String>(.init(maxInFlight: 2, maxPending: 2))
+            let collector = Collector(queue)
+            queue.submit(progressive: { sink in
+                sink.emit(11)
+                try? await Task.sleep(nanoseconds: 150_000_000)
+                return 1
+            }, ifSkipped: { _ in -1 })
+            queue.submit(progressive: { sink in
+                sink.emit(21)
+                sink.emit(22)
+                return 2
+            }, ifSkipped: { _ in -1 })
+            queue.drain()
+            queue.close()
+            collector.join()
+            #expect(collector.sequence == ["p:11", "1", "p:22", "2"])
         }
     }
 
