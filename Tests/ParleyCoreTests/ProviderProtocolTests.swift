@@ -144,3 +144,17 @@ import Testing
         #expect(throws: MultipartParser.ParseError.notMultipart) { try MultipartParser.parse(Data(), contentType: "text/plain") }
     }
 }
+
+@Suite struct SSEParserTests {
+    @Test func eventsSurviveArbitraryChunking() {
+        let stream = Array(": keep-alive\r\ndata: {\"type\":\"transcript.text.delta\",\"delta\":\"Hé\"}\r\n\r\nevent: done\ndata: line one\ndata: line two\n\n".utf8)
+        for split in 1..<stream.count {
+            var parser = SSEParser()
+            let events = parser.feed(stream[..<split]) + parser.feed(stream[split...])
+            #expect(events == [
+                SSEParser.Event(name: "message", data: "{\"type\":\"transcript.text.delta\",\"delta\":\"Hé\"}"),
+                SSEParser.Event(name: "done", data: "line one\nline two"),
+            ], "split at \(split)")
+        }
+    }
+}

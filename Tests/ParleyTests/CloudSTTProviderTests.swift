@@ -181,3 +181,37 @@ import Testing
         #expect(prompts == ["Austen", "Austen first words", "Austen second words"])
     }
 }
+
+@Suite struct CloudSTTStreamingTests {
+    let scratch = TestSupport.temporaryFolder()
+
+    @Test func gpt4oModelsStreamPartialsThenTheFinalInSegmentOrder() async throws {
+        let events: [(String, Int)] = [
+            ("data: {\"type\":\"transcript.text.delta\",\"delta\":\"hello\"}\n\n", 0),
+            ("data: {\"type\":\"transcript.text.delta\",\"delta\":\" world\"}\n\n", 100),
+            ("data: {\"type\":\"transcript.text.done\",\"text\":\"hello world\"}\n\n", 50),
+        ]
+        let server = try ScriptedHTTPServer([.stream(pieces: events)])
+        defer { server.stop() }
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let saved = scratch.appendingPathComponent("finals.txt").path
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter
+            ! cloudstt provider=compatible base-url=\(server.url)/v1 model=gpt-4o-transcribe max-in-flight=3
+            ! transcriptsink location=\(saved)
+            """)
+        var results: [TextResult] = []
+        try await pipeline.run { if case .transcript(let result) = $0 { results.append(result) } }
+        let expected: [(UInt64, String, SpeechStatus)] = (0..<3).flatMap { id in
+            [(UInt64(id), "hello", .partial), (UInt64(id), "hello world", .partial), (UInt64(id), "hello world", .final)]
+        }
+        #expect(results.map(\.segmentID) == expected.map(\.0))
+        #expect(results.map(\.text) == expected.map(\.1))
+        #expect(results.map(\.status) == expected.map(\.2))
+        let form = try MultipartParser.parse(try #require(server.requests.first).body,
+                                             contentType: server.requests.first?.headers["content-type"] ?? "")
+        #expect(form.first { $0.name == "stream" }?.text == "true")
+        #expect(try String(contentsOfFile: saved, encoding: .utf8) == "hello world\nhello world\nhello world\n",
+                "a transcript file holds finals only")
+    }
+}

@@ -35,7 +35,9 @@ struct TranscriberFailure: Error, Sendable {
 protocol Transcriber: Sendable {
     /// For messages: "local (pocketsphinx)", "openai (api.openai.com)".
     var name: String { get }
-    func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription
+    /// `onPartial` receives the text so far, for providers that stream it.
+    func transcribe(_ request: TranscriptionRequest,
+                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription
 }
 
 /// pocketsphinx in this process.
@@ -43,7 +45,8 @@ struct LocalTranscriber: Transcriber {
     let recognizer: PocketSphinxRecognizer
     var name: String { "local (pocketsphinx)" }
 
-    func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
+    func transcribe(_ request: TranscriptionRequest,
+                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
         let audio = Resampler.resample(request.samples, from: request.rate, to: PocketSphinxRecognizer.sampleRate)
         do {
             return Transcription(text: try await recognizer.transcribe(audio), language: "en")
@@ -71,15 +74,20 @@ struct OpenAICompatibleTranscriber: Transcriber {
     /// pause and its pieces transcribed in order, never sent to fail.
     static let uploadLimit = 25 * 1024 * 1024
 
-    func transcribe(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
+    /// gpt-4o transcription models stream: `transcript.text.delta` events
+    /// carry the text as it comes, `transcript.text.done` the final text.
+    static func streams(_ model: String) -> Bool { model.hasPrefix("gpt-4o") }
+
+    func transcribe(_ request: TranscriptionRequest,
+                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
         let pieces = Self.split(request.samples, bytesPerSample: request.uploadFormat == "flac" ? 1 : 2,
                                 limit: Self.uploadLimit - 64 * 1024)
-        guard pieces.count > 1 else { return try await transcribeOne(request) }
+        guard pieces.count > 1 else { return try await transcribeOne(request, onPartial: onPartial) }
         var texts: [String] = [], attempts = 0, language: String?
         for piece in pieces {
             var part = request
             part.samples = piece
-            let result = try await transcribeOne(part)
+            let result = try await transcribeOne(part, onPartial: nil)
             texts.append(result.text)
             attempts += result.attempts
             language = language ?? result.language
@@ -107,7 +115,9 @@ struct OpenAICompatibleTranscriber: Transcriber {
             + split(Array(samples[quietest...]), bytesPerSample: bytesPerSample, limit: limit)
     }
 
-    private func transcribeOne(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
+    private func transcribeOne(_ request: TranscriptionRequest,
+                               onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
+        let streaming = Self.streams(request.model)
         var form = MultipartForm()
         if request.uploadFormat == "flac", let flac = try? FLACCodec.encode(request.samples, rate: request.rate) {
             form.add(file: "file", filename: "segment.flac", contentType: "audio/flac", data: flac)
@@ -119,22 +129,52 @@ struct OpenAICompatibleTranscriber: Transcriber {
         if !request.language.isEmpty { form.add(field: "language", value: request.language) }
         if !request.prompt.isEmpty { form.add(field: "prompt", value: request.prompt) }
         form.add(field: "temperature", value: String(request.temperature))
-        form.add(field: "response_format", value: request.responseFormat)
+        // Streaming models answer json events; verbose_json is not streamed.
+        form.add(field: "response_format", value: streaming ? "json" : request.responseFormat)
+        if streaming { form.add(field: "stream", value: "true") }
         var headers: [(name: String, value: String)] = [("Content-Type", form.contentType)]
         if !apiKey.isEmpty { headers.append(("Authorization", "Bearer \(apiKey)")) }
         let url = baseURL.hasSuffix("/") ? baseURL + "audio/transcriptions" : baseURL + "/audio/transcriptions"
         let response: HTTPResponse, attempts: Int
-        do {
-            var http = HTTPRequest(method: "POST", url: url, headers: headers, body: form.data)
-            http.timeout = timeout
-            (response, attempts) = try await sender.send(http)
+        var http = HTTPRequest(method: "POST", url: url, headers: headers, body: form.data)
+        http.timeout = timeout
+        var onChunk: (@Sendable (Data) -> Void)?
+        if streaming {
+            let stream = StreamState()
+            onChunk = { chunk in
+                // A retried request starts over: its partials supersede the broken ones.
+                for text in stream.feed(chunk) { onPartial?(text) }
+            }
+        }
+        do throws(RetryingSender.Failure) {
+            (response, attempts) = try await sender.send(http, onChunk: onChunk)
         } catch {
             throw TranscriberFailure(error: Self.scrub(error.error, key: apiKey), attempts: error.attempts)
         }
-        var result = try Self.parse(response, format: request.responseFormat, attempts: attempts)
+        var result = streaming
+            ? try Self.parseStream(response, attempts: attempts)
+            : try Self.parse(response, format: request.responseFormat, attempts: attempts)
         result.attempts = attempts
         result.providerProcessingMs = response.headers["openai-processing-ms"].flatMap(Double.init)
         return result
+    }
+
+    /// The final text of an event stream (`transcript.text.done`, else the deltas).
+    static func parseStream(_ response: HTTPResponse, attempts: Int) throws(TranscriberFailure) -> Transcription {
+        var parser = SSEParser()
+        var deltas = "", done: String?
+        for event in parser.feed(response.body) + parser.feed([10, 10]) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any] else { continue }
+            switch object["type"] as? String {
+            case "transcript.text.delta": deltas += object["delta"] as? String ?? ""
+            case "transcript.text.done": done = object["text"] as? String
+            default: break
+            }
+        }
+        guard done != nil || !deltas.isEmpty else {
+            throw TranscriberFailure(error: .decoding("the event stream had no transcript events"), attempts: attempts)
+        }
+        return Transcription(text: (done ?? deltas).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     static func parse(_ response: HTTPResponse, format: String, attempts: Int) throws(TranscriberFailure) -> Transcription {
@@ -172,5 +212,24 @@ struct OpenAICompatibleTranscriber: Transcriber {
         case .server(let status, let message): return .server(status: status, message: Redaction.redact(message, secrets: [key]))
         default: return error
         }
+    }
+}
+
+/// Text so far of one streamed transcription, fed from libcurl's thread.
+final class StreamState: @unchecked Sendable {
+    // @unchecked: touched only by the one libcurl thread that runs the request.
+    private var parser = SSEParser()
+    private var text = ""
+
+    /// The text so far after each delta in `chunk`.
+    func feed(_ chunk: Data) -> [String] {
+        var updates: [String] = []
+        for event in parser.feed(chunk) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
+                  object["type"] as? String == "transcript.text.delta", let delta = object["delta"] as? String else { continue }
+            text += delta
+            updates.append(text)
+        }
+        return updates
     }
 }

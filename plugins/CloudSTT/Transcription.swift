@@ -37,7 +37,7 @@ extension CloudSTTElement {
         let keyRejected = keyRejected
         let previousTranscript = UnsafeSendable(self)
         let formats = ["json", "verbose_json", "text"]
-        return stage.submit({
+        return stage.submit(progressive: { emit in
             if tooShort {
                 return Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,
                                    warning: "\(name): segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
@@ -63,7 +63,9 @@ extension CloudSTTElement {
                 model: current.model.isEmpty ? current.provider.defaultModel : current.model,
                 uploadFormat: current.uploadFormat == 1 ? "flac" : "wav")
             do throws(TranscriberFailure) {
-                let transcription = try await provider.transcribe(request)
+                let transcription = try await provider.transcribe(request, onPartial: { text in
+                    emit(Self.result(segment, text: text, status: .partial, language: current.language, counters: counters))
+                })
                 if !transcription.text.isEmpty {
                     previousTranscript.value.previousTranscript.withLock { $0 = transcription.text }
                 }
