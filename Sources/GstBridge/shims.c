@@ -54,6 +54,11 @@ GParamFlags parley_param_flags(gboolean readable, gboolean writable, gboolean mu
 
 guint parley_param_flag_mutable_playing(void) { return GST_PARAM_MUTABLE_PLAYING; }
 
+void parley_element_set_sink_flag(GstElement *element, gboolean sink) {
+  if (sink) GST_OBJECT_FLAG_SET(element, GST_ELEMENT_FLAG_SINK);
+  else GST_OBJECT_FLAG_UNSET(element, GST_ELEMENT_FLAG_SINK);
+}
+
 gulong parley_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
                              gpointer data, GClosureNotify destroy) {
   return g_signal_connect_data(instance, signal, handler, data, destroy, 0);

@@ -91,8 +91,11 @@ public final class AsyncStage: @unchecked Sendable {
         self.log = log
     }
 
-    /// Starts the push thread (READY→PAUSED).
+    /// Starts the push thread (READY→PAUSED). An element whose src pad is
+    /// not linked ends the pipeline: it then counts as a sink and posts EOS
+    /// itself once everything has drained.
     public func start(_ configuration: Queue.Configuration) {
+        element.setSinkFlag(!(element.srcPad?.isLinked ?? false))
         let queue = Queue(configuration)
         self.queue = queue
         lastFlow.withLock { $0 = FlowReturn.ok }
@@ -182,6 +185,7 @@ public final class AsyncStage: @unchecked Sendable {
             case .event(let event):
                 guard let pad = element.srcPad else { continue }
                 if event.type == GST_EVENT_EOS && !pad.isLinked {
+                    element.postEOS()
                     continue
                 }
                 pad.push(event)

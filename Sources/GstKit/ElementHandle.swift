@@ -82,6 +82,16 @@ public struct ElementHandle: @unchecked Sendable {
                                  file, function, gint(line))
     }
 
+    /// Marks the element as a sink (GST_ELEMENT_FLAG_SINK), so the pipeline
+    /// waits for its EOS: for elements that end a pipeline with their src
+    /// pad unlinked.
+    public func setSinkFlag(_ isSink: Bool) { parley_element_set_sink_flag(pointer, isSink ? 1 : 0) }
+
+    /// Posts EOS on the bus, as a sink does when the stream has ended.
+    public func postEOS() {
+        gst_element_post_message(pointer, gst_message_new_eos(objectPointer))
+    }
+
     /// Posts an element message (e.g. `parley/latency`) on the bus.
     @discardableResult
     public func postElementMessage(_ structure: Structure) -> Bool {

@@ -215,3 +215,40 @@ import Testing
                 "a transcript file holds finals only")
     }
 }
+
+@Suite struct CloudSTTEndOfPipelineTests {
+    @Test func cloudsttCanEndAPipeline() async throws {
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(SpeechFixtures.clips[0]) ! wavparse ! vadsegmenter ! cloudstt
+            """)
+        var transcripts = 0
+        try await pipeline.run { if case .transcript = $0 { transcripts += 1 } }
+        #expect(transcripts == 1, "ran to EOS with its src pad unlinked")
+    }
+
+    @Test func theKeyIsInNoLogNorMessageOfARun() async throws {
+        let key = "sk-test-NeverInTheLogs987654321"
+        let server = try ScriptedHTTPServer([
+            .respond(status: 401, body: #"{"error":{"message":"Incorrect API key provided: \#(key)"}}"#),
+        ])
+        defer { server.stop() }
+        let folder = TestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("stt.pipeline").path
+        try """
+            #@ description Transcribe with a key
+            #@ var URL=http://127.0.0.1:1/v1  Server
+            filesrc location=\(SpeechFixtures.clips[0]) ! wavparse ! vadsegmenter
+              ! cloudstt provider=compatible base-url=${URL} api-key-env=PARLEY_LOG_TEST_KEY ! fakesink
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        var environment = TestSupport.gstEnvironment(registry: folder)
+        environment["PARLEY_LOG_TEST_KEY"] = key
+        environment["GST_DEBUG"] = "*:5"  // every element's and GStreamer's own debug log
+        let result = try await TestSupport.run(TestSupport.parleyExecutable,
+                                               ["run", file, "--latency", "--set", "URL=\(server.url)/v1"],
+                                               environment: environment)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("PARLEY_LOG_TEST_KEY was rejected by 127.0.0.1"))
+        #expect(result.stderr.count > 10_000, "the debug log was on")
+        #expect(!result.stderr.contains(key) && !result.stdout.contains(key))
+    }
+}

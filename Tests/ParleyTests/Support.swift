@@ -52,8 +52,11 @@ enum TestSupport {
         try process.run()
         return await withCheckedContinuation { continuation in
             Thread {
+                // Both pipes are drained at once: a full stderr pipe would
+                // otherwise stall a chatty child while we wait on stdout.
+                let errors = DrainedPipe(err)
                 let stdout = out.fileHandleForReading.readDataToEndOfFile()
-                let stderr = err.fileHandleForReading.readDataToEndOfFile()
+                let stderr = errors.wait()
                 process.waitUntilExit()
                 continuation.resume(returning: Result(
                     status: process.terminationStatus,
@@ -61,5 +64,21 @@ enum TestSupport {
                     stderr: String(decoding: stderr, as: UTF8.self)))
             }.start()
         }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class DrainedPipe: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+    init(_ pipe: Pipe) {
+        Thread { [self] in
+            data = pipe.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }

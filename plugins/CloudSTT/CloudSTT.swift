@@ -11,7 +11,9 @@
 // message: a transcript, or an empty buffer with status skipped (shorter than
 // min-segment-ms, or dropped by queue-policy) or failed, with a warning.
 // Requests run through the framework's ordered queue (max-in-flight,
-// max-pending, queue-policy): results leave in segment order.
+// max-pending, queue-policy): results leave in segment order. gpt-4o models
+// stream: partial results (status partial, the text so far) precede each
+// final. With its src pad unlinked the element ends the pipeline itself.
 //
 // Providers: `local` runs pocketsphinx in-process (Debian's en-us model) and
 // needs no network or key; `openai`, `groq` and `compatible` (any base-url,

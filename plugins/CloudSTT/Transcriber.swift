@@ -24,6 +24,8 @@ struct Transcription: Sendable {
     var attempts = 1
     /// The provider's own processing time, when it says (openai-processing-ms).
     var providerProcessingMs: Double?
+    /// CLOCK_MONOTONIC time the first byte of the answer arrived.
+    var firstByteAt: UInt64?
 }
 
 struct TranscriberFailure: Error, Sendable {
@@ -146,6 +148,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
                 for text in stream.feed(chunk) { onPartial?(text) }
             }
         }
+        let sentAt = MonotonicClock.nanoseconds()
         do throws(RetryingSender.Failure) {
             (response, attempts) = try await sender.send(http, onChunk: onChunk)
         } catch {
@@ -156,6 +159,8 @@ struct OpenAICompatibleTranscriber: Transcriber {
             : try Self.parse(response, format: request.responseFormat, attempts: attempts)
         result.attempts = attempts
         result.providerProcessingMs = response.headers["openai-processing-ms"].flatMap(Double.init)
+        // libcurl times the last attempt from its start; earlier attempts only make it later.
+        result.firstByteAt = attempts == 1 ? sentAt + UInt64(response.timeToFirstByte * 1e9) : nil
         return result
     }
 

@@ -69,6 +69,7 @@ extension CloudSTTElement {
                 if !transcription.text.isEmpty {
                     previousTranscript.value.previousTranscript.withLock { $0 = transcription.text }
                 }
+                if let firstByte = transcription.firstByteAt { meta.stamp(.firstByte, at: firstByte) }
                 return Self.result(segment, text: transcription.text, status: .final,
                                    language: transcription.language ?? current.language, counters: counters,
                                    stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs)
@@ -114,6 +115,9 @@ extension CloudSTTElement {
                 fields.append(("processing-ms", .double(Double(complete - sent) / 1e6)))
             }
             if let providerProcessingMs { fields.append(("provider-processing-ms", .double(providerProcessingMs))) }
+            if let sent = meta.stamps[.requestSent], let firstByte = meta.stamps[.firstByte], firstByte >= sent {
+                fields.append(("first-byte-ms", .double(Double(firstByte - sent) / 1e6)))
+            }
             if let decided = segment.decidedAt, complete > decided {
                 fields.append(("ttfs-ms", .double(Double(complete - decided) / 1e6)))
             }

@@ -113,6 +113,7 @@ void parley_debug_log(GstDebugCategory *category, GstDebugLevel level, const gch
 GParamFlags parley_param_flags(gboolean readable, gboolean writable, gboolean mutable_playing,
                                gboolean mutable_ready, gboolean controllable);
 guint parley_param_flag_mutable_playing(void);
+void parley_element_set_sink_flag(GstElement *element, gboolean sink);
 gulong parley_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
                              gpointer data, GClosureNotify destroy);
 
