@@ -147,6 +147,23 @@ public final class AsyncStage: @unchecked Sendable {
         queue?.submit(event: event) ?? false
     }
 
+    /// What an async element does with a sink-pad event it has no use of
+    /// its own for: flushes cancel and resume the queue (and go downstream
+    /// at once), serialized events keep their place behind the work,
+    /// others take GStreamer's default path.
+    public func handleSinkEvent(_ event: Event, pad: Pad) -> Bool {
+        switch event.type {
+        case GST_EVENT_FLUSH_START:
+            flushStart()
+            return pad.forwardDefault(event, parent: element)
+        case GST_EVENT_FLUSH_STOP:
+            flushStop()
+            return pad.forwardDefault(event, parent: element)
+        default:
+            return event.isSerialized ? forward(event) : pad.forwardDefault(event, parent: element)
+        }
+    }
+
     /// FLUSH_START: cancel in-flight work without blocking.
     public func flushStart() {
         queue?.cancelAll()

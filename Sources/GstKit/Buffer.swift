@@ -18,22 +18,12 @@ public final class Buffer: @unchecked Sendable {
     }
 
     public convenience init(string: String) {
-        let utf8 = Array(string.utf8)
-        let buffer = utf8.withUnsafeBytes { bytes in
-            let buffer = gst_buffer_new_allocate(nil, gsize(bytes.count), nil)!
-            if bytes.count > 0 { gst_buffer_fill(buffer, 0, bytes.baseAddress, gsize(bytes.count)) }
-            return buffer
-        }
-        self.init(taking: buffer)
+        self.init(samples: Array(string.utf8))
     }
 
     public convenience init<T>(samples: [T]) {
-        let buffer = samples.withUnsafeBytes { bytes in
-            let buffer = gst_buffer_new_allocate(nil, gsize(bytes.count), nil)!
-            if bytes.count > 0 { gst_buffer_fill(buffer, 0, bytes.baseAddress, gsize(bytes.count)) }
-            return buffer
-        }
-        self.init(taking: buffer)
+        let buffer = samples.withUnsafeBytes { Buffer(bytes: $0) }
+        self.init(taking: buffer.transferOwnership())
     }
 
     deinit { gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)) }

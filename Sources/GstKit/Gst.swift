@@ -45,7 +45,7 @@ extension String {
 }
 
 /// Copies a C string GLib allocated into a Swift string and frees it.
-func takeGString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
+public func takeGString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
     guard let pointer else { return nil }
     defer { g_free(pointer) }
     return String(cString: pointer)

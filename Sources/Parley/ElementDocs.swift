@@ -51,7 +51,7 @@ public enum ElementDocs {
         let blurb = g_param_spec_get_blurb(spec).map { String(cString: $0) } ?? ""
         var defaultValue = ""
         if let value = g_param_spec_get_default_value(spec) {
-            defaultValue = takeString(gst_value_serialize(value)) ?? "NULL"
+            defaultValue = takeGString(gst_value_serialize(value)) ?? "NULL"
         }
         let typeName = String(cString: g_type_name(spec.pointee.value_type))
         let flags = UInt32(bitPattern: Int32(spec.pointee.flags.rawValue))
@@ -70,11 +70,5 @@ public enum ElementDocs {
         case .oneOf(let nicks): ", one of \(nicks.joined(separator: " | "))"
         case nil: ""
         }
-    }
-
-    private static func takeString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
-        guard let pointer else { return nil }
-        defer { g_free(pointer) }
-        return String(cString: pointer)
     }
 }

@@ -194,7 +194,7 @@ public final class Pipeline: @unchecked Sendable {
             }
             let text = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
             if let error { g_error_free(error) }
-            let details = takeGStringPublic(debug)
+            let details = takeGString(debug)
             return message.pointee.type == GST_MESSAGE_ERROR
                 ? .error(source: source, message: text, debug: details)
                 : .warning(source: source, message: text, debug: details)
@@ -211,10 +211,4 @@ public final class Pipeline: @unchecked Sendable {
             return nil
         }
     }
-}
-
-private func takeGStringPublic(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
-    guard let pointer else { return nil }
-    defer { g_free(pointer) }
-    return String(cString: pointer)
 }

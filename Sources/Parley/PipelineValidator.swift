@@ -25,8 +25,13 @@ public struct PipelineValidator {
         var linkPending = false
         // After an element that does not exist its properties cannot be checked.
         var skippingProperties = false
+        // Elements and factories are kept until the end: `current` and `upstream` point at them.
         var created: [UnsafeMutablePointer<GstElement>] = []
-        defer { for element in created { gst_object_unref(UnsafeMutableRawPointer(element)) } }
+        var factories: [OpaquePointer] = []
+        defer {
+            for element in created { gst_object_unref(UnsafeMutableRawPointer(element)) }
+            for factory in factories { gst_object_unref(UnsafeMutableRawPointer(factory)) }
+        }
 
         for token in tokens {
             let text = token.text
@@ -81,7 +86,7 @@ public struct PipelineValidator {
                 continue
             }
             let factoryPointer = factory
-            defer { gst_object_unref(UnsafeMutableRawPointer(factory)) }
+            factories.append(factory)
             guard let element = gst_element_factory_create(factory, nil) else {
                 errors.append(file.error(.unknownElement, at: token.position, "element \"\(text)\" could not be created"))
                 current = nil
@@ -96,7 +101,6 @@ public struct PipelineValidator {
             }
             current = (factoryPointer, element, token)
             skippingProperties = false
-            gst_object_ref(UnsafeMutableRawPointer(factory))  // kept by `current`/`upstream` until the end
             linkPending = false
             filter = nil
         }

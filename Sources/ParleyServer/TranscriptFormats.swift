@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import ParleyCore
 
 /// The response formats of /v1/audio/transcriptions.
 enum TranscriptFormats {
@@ -27,9 +28,7 @@ enum TranscriptFormats {
         Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    static func timestamp(_ seconds: Double, separator: String) -> String {
-        let millis = Int((seconds * 1000).rounded())
-        return String(format: "%02d:%02d:%02d%@%03d", millis / 3_600_000, millis / 60_000 % 60, millis / 1000 % 60,
-                      separator, millis % 1000)
+    static func timestamp(_ seconds: Double, separator: Character) -> String {
+        SubtitleTime.format(milliseconds: Int((seconds * 1000).rounded()), separator: separator)
     }
 }

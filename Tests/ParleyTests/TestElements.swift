@@ -171,18 +171,7 @@ final class RandomDelayStage: Element {
     }
 
     func event(pad: Pad, event: Event) -> Bool {
-        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
-        switch event.type {
-        case GST_EVENT_FLUSH_START:
-            stage.flushStart()
-            return pad.forwardDefault(event, parent: element)
-        case GST_EVENT_FLUSH_STOP:
-            stage.flushStop()
-            return pad.forwardDefault(event, parent: element)
-        default:
-            if event.isSerialized { return stage.forward(event) }
-            return pad.forwardDefault(event, parent: element)
-        }
+        pad.isSink ? stage.handleSinkEvent(event, pad: pad) : pad.forwardDefault(event, parent: element)
     }
 }
 

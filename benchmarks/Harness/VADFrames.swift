@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import VADSegmenter
 
 /// Per-10 ms-frame decisions of Parley's speech detector on a 16 kHz mono
@@ -6,21 +7,7 @@ import VADSegmenter
 enum VADFrames {
     /// Probabilities and the spectral detector's features per frame.
     static func frames(wav path: String) throws -> (rows: [String], seconds: Double) {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let samples: [Int16] = data.withUnsafeBytes { raw in
-            // Skip to the data chunk.
-            var offset = 12
-            while offset + 8 <= raw.count {
-                let id = String(decoding: raw[offset..<(offset + 4)], as: UTF8.self)
-                let size = Int(raw.load(fromByteOffset: offset + 4, as: UInt32.self))
-                if id == "data" {
-                    let count = min(size, raw.count - offset - 8) / 2
-                    return Array(UnsafeRawBufferPointer(rebasing: raw[(offset + 8)...]).bindMemory(to: Int16.self).prefix(count))
-                }
-                offset += 8 + size + (size & 1)
-            }
-            return []
-        }
+        let (samples, _) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
         var detector = SpectralDetector(rate: 16_000)
         var probabilities: [Float] = [], features: [(Float, Float)] = []
         probabilities.reserveCapacity(samples.count / 160)

@@ -238,13 +238,9 @@ public final class CloudSTTElement: Element {
             let forwarded = stage.forward(event)
             stage.forward(Event.caps(Caps("text/x-raw, format=utf8")!))
             return forwarded
-        case GST_EVENT_FLUSH_START:
-            stage.flushStart()
-            return pad.forwardDefault(event, parent: element)
         case GST_EVENT_FLUSH_STOP:
             segments.withLock { $0 = SegmentCollector(rate: $0.rate) }
-            stage.flushStop()
-            return pad.forwardDefault(event, parent: element)
+            return stage.handleSinkEvent(event, pad: pad)
         case GST_EVENT_EOS:
             if let pending = segments.withLock({ $0.finish() }) { _ = submit(pending) }
             return stage.forward(event)
@@ -253,8 +249,7 @@ public final class CloudSTTElement: Element {
                 let ready = segments.withLock { $0.boundary(boundary) }
                 for segment in ready { _ = submit(segment) }
             }
-            if event.isSerialized { return stage.forward(event) }
-            return pad.forwardDefault(event, parent: element)
+            return stage.handleSinkEvent(event, pad: pad)
         }
     }
 }

@@ -166,20 +166,12 @@ struct OpenAICompatibleTranscriber: Transcriber {
 
     /// The final text of an event stream (`transcript.text.done`, else the deltas).
     static func parseStream(_ response: HTTPResponse, attempts: Int) throws(TranscriberFailure) -> Transcription {
-        var parser = SSEParser()
-        var deltas = "", done: String?
-        for event in parser.feed(response.body) + parser.feed([10, 10]) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any] else { continue }
-            switch object["type"] as? String {
-            case "transcript.text.delta": deltas += object["delta"] as? String ?? ""
-            case "transcript.text.done": done = object["text"] as? String
-            default: break
-            }
-        }
-        guard done != nil || !deltas.isEmpty else {
+        let stream = StreamState()
+        _ = stream.feed(response.body + Data([10, 10]))
+        guard let text = stream.finalText else {
             throw TranscriberFailure(error: .decoding("the event stream had no transcript events"), attempts: attempts)
         }
-        return Transcription(text: (done ?? deltas).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Transcription(text: text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     static func parse(_ response: HTTPResponse, format: String, attempts: Int) throws(TranscriberFailure) -> Transcription {
@@ -220,20 +212,31 @@ struct OpenAICompatibleTranscriber: Transcriber {
     }
 }
 
-/// Text so far of one streamed transcription, fed from libcurl's thread.
+/// One streamed transcription's events: `transcript.text.delta` adds to
+/// the text so far, `transcript.text.done` gives the final text.
 final class StreamState: @unchecked Sendable {
-    // @unchecked: touched only by the one libcurl thread that runs the request.
+    // @unchecked: touched only by the one thread feeding it (libcurl's, or the parser's caller).
     private var parser = SSEParser()
     private var text = ""
+    private var done: String?
+
+    /// The done event's text, else the deltas; nil if no transcript event came.
+    var finalText: String? { done ?? (text.isEmpty ? nil : text) }
 
     /// The text so far after each delta in `chunk`.
     func feed(_ chunk: Data) -> [String] {
         var updates: [String] = []
         for event in parser.feed(chunk) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
-                  object["type"] as? String == "transcript.text.delta", let delta = object["delta"] as? String else { continue }
-            text += delta
-            updates.append(text)
+            guard let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any] else { continue }
+            switch object["type"] as? String {
+            case "transcript.text.delta":
+                text += object["delta"] as? String ?? ""
+                updates.append(text)
+            case "transcript.text.done":
+                done = object["text"] as? String
+            default:
+                break
+            }
         }
         return updates
     }

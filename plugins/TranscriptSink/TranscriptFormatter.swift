@@ -33,12 +33,6 @@ enum TranscriptFormatter {
     }
 
     static func srtTime(_ time: UInt64) -> String {
-        let millis = time / Gst.millisecond
-        let h = millis / 3_600_000, m = millis / 60_000 % 60, s = millis / 1000 % 60, ms = millis % 1000
-        func pad(_ value: UInt64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)),\(pad(ms, 3))"
+        SubtitleTime.format(milliseconds: Int(time / Gst.millisecond), separator: ",")
     }
 }
