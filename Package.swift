@@ -8,7 +8,7 @@ let elementTargets = ["VADSegmenter", "CloudSTT", "EspeakTTS", "EspeakSrc", "Tra
 let providers: [String: [Target.Dependency]] = [
     "EspeakTTS": [.target(name: "EspeakEngine")],
     "EspeakSrc": [.target(name: "EspeakEngine")],
-    "CloudSTT": [.target(name: "PocketSphinxEngine")],
+    "CloudSTT": [.target(name: "PocketSphinxEngine"), .target(name: "WhisperEngine")],
 ]
 
 let package = Package(
@@ -52,10 +52,12 @@ let package = Package(
         // Providers: engines that elements share, beside the elements.
         .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
+        // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
+        .target(name: "WhisperEngine", path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),
         .target(name: "Parley", dependencies: ["GstKit", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyCore", "PocketSphinxEngine", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", .product(name: "Hummingbird", package: "hummingbird")],
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",

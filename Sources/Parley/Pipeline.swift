@@ -184,6 +184,14 @@ public final class Pipeline: @unchecked Sendable {
         switch message.pointee.type {
         case GST_MESSAGE_EOS:
             return .eos
+        case GST_MESSAGE_INFO:
+            var error: UnsafeMutablePointer<GError>?
+            var debug: UnsafeMutablePointer<gchar>?
+            gst_message_parse_info(message, &error, &debug)
+            _ = takeGString(debug)
+            guard let error else { return nil }
+            defer { g_error_free(error) }
+            return .info(source: source, message: String(cString: error.pointee.message))
         case GST_MESSAGE_ERROR, GST_MESSAGE_WARNING:
             var error: UnsafeMutablePointer<GError>?
             var debug: UnsafeMutablePointer<gchar>?

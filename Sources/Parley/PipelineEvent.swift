@@ -11,6 +11,8 @@ public enum PipelineEvent: Sendable {
     case translation(TextResult)
     /// Per-segment, per-stage latency figures (`parley/latency`).
     case latency(LatencyReport)
+    /// What an element says of itself, e.g. which provider it uses.
+    case info(source: String, message: String)
     case warning(source: String, message: String, debug: String?)
     case error(source: String, message: String, debug: String?)
     /// Any other element message.

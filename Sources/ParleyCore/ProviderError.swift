@@ -18,12 +18,14 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     case decoding(String)
     /// The provider refused the content.
     case contentFiltered(String)
+    /// A local engine (pocketsphinx, the Whisper worker) failed on this input.
+    case engine(String)
     case cancelled
 
     public var isRetryable: Bool {
         switch self {
         case .rateLimited, .server, .timeout, .network: true
-        case .unauthorized, .badRequest, .decoding, .contentFiltered, .cancelled: false
+        case .unauthorized, .badRequest, .decoding, .contentFiltered, .engine, .cancelled: false
         }
     }
 
@@ -47,6 +49,7 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let message): "network error: \(message)"
         case .decoding(let message): "unexpected response: \(message)"
         case .contentFiltered(let message): "content filtered: \(message)"
+        case .engine(let message): message
         case .cancelled: "cancelled"
         }
     }

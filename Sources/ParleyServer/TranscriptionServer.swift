@@ -7,6 +7,7 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 import PocketSphinxEngine
+import WhisperEngine
 
 public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
@@ -18,6 +19,11 @@ public struct ServerConfiguration: Sendable {
     /// A measurement aid for benchmarks: added before each answer.
     public var delayMs = 0
     public var jitterMs = 0
+    /// nil: Whisper when prepared, else pocketsphinx.
+    public var engine: ServerEngineKind?
+    public var whisper = WhisperInstallation.standard()
+    /// The Whisper worker's threads; 0 = all cores.
+    public var threads = 0
     public init() {}
 
     public var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
@@ -25,21 +31,31 @@ public struct ServerConfiguration: Sendable {
 
 public enum ServerError: Error, CustomStringConvertible {
     case keyRequired(String)
+    case engine(String)
     public var description: String {
         switch self {
         case .keyRequired(let host): "binding to \(host) exposes the server beyond this machine: set --api-key"
+        case .engine(let why): why
         }
     }
+}
+
+/// What the server says about itself while it runs.
+public enum ServerEvent: Sendable {
+    case engineReady(model: String, detail: String)
+    case listening(port: Int)
+    case engineTrouble(String)
 }
 
 public enum TranscriptionServer {
     /// Runs until the process is stopped.
     public static func run(_ configuration: ServerConfiguration,
-                           onListening: @escaping @Sendable (Int) -> Void) async throws {
+                           onEvent: @escaping @Sendable (ServerEvent) -> Void) async throws {
         guard configuration.isLoopback || !(configuration.apiKey ?? "").isEmpty else {
             throw ServerError.keyRequired(configuration.host)
         }
-        let engine = try PocketSphinxRecognizer()
+        let engine = try await startEngine(configuration, onEvent: onEvent)
+        defer { engine.stop() }
         let handler = TranscriptionHandler(engine: engine, configuration: configuration)
         let router = Router()
         router.get("/v1/models") { request, _ -> Response in
@@ -54,17 +70,49 @@ public enum TranscriptionServer {
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "parley"),
-            onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.port) })
+            onServerRunning: { channel in onEvent(.listening(port: channel.localAddress?.port ?? configuration.port)) })
         try await app.runService()
+    }
+
+    /// The engine, loaded before the server listens: a model that cannot
+    /// load fails `parley serve` at once, not its first request.
+    static func startEngine(_ configuration: ServerConfiguration,
+                            onEvent: @escaping @Sendable (ServerEvent) -> Void) async throws -> any ServerEngine {
+        switch configuration.engine ?? .automatic(configuration.whisper) {
+        case .pocketsphinx:
+            let engine = PocketSphinxServerEngine(recognizer: try PocketSphinxRecognizer())
+            onEvent(.engineReady(model: engine.modelName, detail: "pocketsphinx, in-process, English"))
+            return engine
+        case .whisper:
+            guard configuration.whisper.isPrepared else { throw ServerError.engine(configuration.whisper.notPreparedAdvice) }
+            var options = WhisperWorker.Options()
+            options.threads = configuration.threads
+            let worker = WhisperWorker(installation: configuration.whisper, options: options) { event in
+                if case .died(let pid, let reason, let restarting) = event {
+                    onEvent(.engineTrouble("the Whisper worker (pid \(pid)) died: \(reason)" + (restarting ? "; restarting it" : "")))
+                }
+            }
+            let seconds: Double
+            do throws(WhisperError) {
+                seconds = try await worker.start()
+            } catch {
+                throw ServerError.engine(error.description)
+            }
+            let engine = WhisperServerEngine(worker: worker)
+            onEvent(.engineReady(model: engine.modelName, detail: String(
+                format: "faster-whisper int8 in worker pid %d, loaded in %.1f s", worker.pid ?? 0, seconds)))
+            return engine
+        }
     }
 }
 
 /// The handlers, apart from the routing.
 struct TranscriptionHandler: Sendable {
-    let engine: PocketSphinxRecognizer
+    let engine: any ServerEngine
     let configuration: ServerConfiguration
 
-    static let modelNames = ["pocketsphinx-en-us", "whisper-1", "whisper-large-v3", "whisper-large-v3-turbo"]
+    /// The engine's own name, and the cloud names clients send, all served by it.
+    var modelNames: [String] { [engine.modelName, "whisper-1", "whisper-large-v3", "whisper-large-v3-turbo"] }
 
     func authorize(_ request: Request) -> Response? {
         guard let key = configuration.apiKey, !key.isEmpty else { return nil }
@@ -73,7 +121,7 @@ struct TranscriptionHandler: Sendable {
     }
 
     func models() -> Response {
-        let data = Self.modelNames.map { ["id": $0, "object": "model", "owned_by": "parley"] }
+        let data = modelNames.map { ["id": $0, "object": "model", "owned_by": "parley"] }
         return Self.json(["object": "list", "data": data])
     }
 
@@ -98,15 +146,11 @@ struct TranscriptionHandler: Sendable {
         guard let model = field("model"), !model.isEmpty else {
             return Self.error(.badRequest, "Missing required parameter: 'model'.", type: "invalid_request_error", param: "model")
         }
-        guard Self.modelNames.contains(model) else {
+        guard modelNames.contains(model) else {
             return Self.error(.notFound, "The model '\(model)' does not exist.", type: "invalid_request_error",
                               param: "model", code: "model_not_found")
         }
         let language = field("language") ?? ""
-        if !language.isEmpty && language != "en" {
-            return Self.error(.badRequest, "The local engine (pocketsphinx) knows English only, not '\(language)'.",
-                              type: "invalid_request_error", param: "language")
-        }
         let audio: (samples: [Int16], rate: Int)
         do {
             audio = file.data.starts(with: Data("fLaC".utf8))
@@ -119,17 +163,26 @@ struct TranscriptionHandler: Sendable {
             let jitter = configuration.jitterMs > 0 ? Int.random(in: 0...configuration.jitterMs) : 0
             try? await Task.sleep(for: .milliseconds(configuration.delayMs + jitter))
         }
-        let text: String
+        let transcript: EngineTranscript
         let started = ContinuousClock.now
-        do {
-            let samples = Resampler.resample(audio.samples, from: audio.rate, to: PocketSphinxRecognizer.sampleRate)
-            text = try await engine.transcribe(samples)
+        do throws(EngineFailure) {
+            transcript = try await engine.transcribe(audio.samples, rate: audio.rate, language: language,
+                                                     prompt: field("prompt") ?? "",
+                                                     temperature: field("temperature").flatMap(Double.init) ?? 0)
         } catch {
-            return Self.error(.internalServerError, error.description, type: "server_error")
+            switch error.kind {
+            case .badRequest(let param):
+                return Self.error(.badRequest, error.message, type: "invalid_request_error", param: param)
+            case .busy:
+                var response = Self.error(.serviceUnavailable, error.message, type: "server_error")
+                response.headers[.retryAfter] = "1"
+                return response
+            case .failed:
+                return Self.error(.internalServerError, error.message, type: "server_error")
+            }
         }
         let elapsed = ContinuousClock.now - started
-        let duration = Double(audio.samples.count) / Double(max(1, audio.rate))
-        var response = TranscriptFormats.response(text: text, duration: duration, format: field("response_format") ?? "json")
+        var response = TranscriptFormats.response(transcript, format: field("response_format") ?? "json")
         // As OpenAI does: the engine's own time, so clients can tell it from the network's.
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         response.headers[HTTPField.Name("openai-processing-ms")!] = String(milliseconds)

@@ -45,6 +45,8 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove(LatencyFormatter.line(report))
                 case .stateChanged(_, "PLAYING"):
                     status.printAbove("playing \(file) (Ctrl-C ends the input)")
+                case .info(let source, let message):
+                    status.printAbove("\(source): \(message)")
                 case .warning(let source, let message, _):
                     status.printAbove("warning: \(source): \(message)")
                 default:

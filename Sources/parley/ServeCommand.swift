@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import ParleyServer
 
+extension ServerEngineKind: ExpressibleByArgument {}
+
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -9,7 +11,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             POST /v1/audio/transcriptions (multipart: file as 16-bit PCM WAV or FLAC, model, language, \
             response_format json | text | verbose_json | srt | vtt) and GET /v1/models, with OpenAI's \
-            error envelope. Prints "listening on http://HOST:PORT" once ready. --delay-ms and --jitter-ms \
+            error envelope. The engine is Whisper-base (a faster-whisper worker process, loaded before \
+            the server listens) when scripts/setup has prepared it, else pocketsphinx; --engine chooses. \
+            Prints "listening on http://HOST:PORT" once ready. --delay-ms and --jitter-ms \
             add a service delay to each answer: a measurement aid for benchmarks.
             """)
 
@@ -19,6 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest request accepted, in bytes.") var maxRequestBytes = 25 * 1024 * 1024
     @Option(help: "Added to every answer, in ms (benchmarks).") var delayMs = 0
     @Option(help: "Random extra delay up to this, in ms (benchmarks).") var jitterMs = 0
+    @Option(help: "whisper | pocketsphinx; default: whisper when prepared (scripts/setup), else pocketsphinx.")
+    var engine: ServerEngineKind?
+    @Option(help: "CPU threads of the Whisper worker; 0 = all cores.") var threads = 0
 
     func run() async throws {
         var configuration = ServerConfiguration()
@@ -28,11 +35,20 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxRequestBytes = maxRequestBytes
         configuration.delayMs = delayMs
         configuration.jitterMs = jitterMs
+        configuration.engine = engine
+        configuration.threads = threads
         let host = host
         do {
-            try await TranscriptionServer.run(configuration) { port in
-                // Unbuffered, so a parent process reading the pipe sees it at once.
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+            try await TranscriptionServer.run(configuration) { event in
+                switch event {
+                case .engineReady(let model, let detail):
+                    printError("engine \(model) (\(detail))")
+                case .listening(let port):
+                    // Unbuffered, so a parent process reading the pipe sees it at once.
+                    FileHandle.standardOutput.write(Data("listening on http://\(host):\(port)\n".utf8))
+                case .engineTrouble(let message):
+                    printError("warning: \(message)")
+                }
             }
         } catch let error as ServerError {
             printError("error: \(error)")

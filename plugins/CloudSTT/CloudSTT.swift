@@ -15,8 +15,10 @@
 // stream: partial results (status partial, the text so far) precede each
 // final. With its src pad unlinked the element ends the pipeline itself.
 //
-// Providers: `local` runs pocketsphinx in-process (Debian's en-us model) and
-// needs no network or key; `openai`, `groq` and `compatible` (any base-url,
+// Providers: `local` needs no network or key: it runs Whisper-base
+// (faster-whisper, int8) in a worker process once scripts/setup has prepared
+// it, pocketsphinx in-process otherwise (`local-engine` chooses), and says
+// which at start; `openai`, `groq` and `compatible` (any base-url,
 // e.g. a self-hosted faster-whisper server) speak `/v1/audio/transcriptions`
 // over libcurl with retries (429 after Retry-After, 5xx, resets). A rejected
 // key is a fatal error naming the variable, never the key.
@@ -26,6 +28,7 @@ import GstKit
 import ParleyCore
 import PocketSphinxEngine
 import Synchronization
+import WhisperEngine
 
 public final class CloudSTTElement: Element {
     public static let DEFAULT_PROVIDER = STTProvider.local
@@ -42,6 +45,8 @@ public final class CloudSTTElement: Element {
     public static let DEFAULT_TIMEOUT_MS = 30_000
     public static let DEFAULT_UPLOAD_FORMAT = 0  // wav
     public static let DEFAULT_MAX_RETRIES = 2
+    public static let DEFAULT_LOCAL_ENGINE = STTProvider.LocalEngine.auto
+    public static let DEFAULT_LOCAL_THREADS = 0
 
     public static let metadata = ElementMetadata(
         factoryName: "cloudstt", typeName: "GstParleyCloudSTT",
@@ -86,7 +91,13 @@ public final class CloudSTTElement: Element {
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
                      .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
-        PropertySpec("language", nick: "Language", blurb: "ISO-639-1 language of the speech (the local engine knows en)",
+        PropertySpec("local-engine", nick: "Local engine", blurb: "What provider=local runs",
+                     .enumeration(typeName: "GstParleySTTLocalEngine", values: STTProvider.LocalEngine.values,
+                                  default: DEFAULT_LOCAL_ENGINE.rawValue)),
+        PropertySpec("local-threads", nick: "Local threads", blurb: "CPU threads of the Whisper worker; 0 = all cores",
+                     .int(default: DEFAULT_LOCAL_THREADS, range: 0...64)),
+        PropertySpec("language", nick: "Language",
+                     blurb: "ISO-639-1 language of the speech; empty = let Whisper detect it (pocketsphinx knows en only)",
                      .string(default: DEFAULT_LANGUAGE)),
         PropertySpec("min-segment-ms", nick: "Minimum segment",
                      blurb: "Shorter segments are not transcribed: they give a skipped result",
@@ -116,6 +127,8 @@ public final class CloudSTTElement: Element {
         var timeoutMs = DEFAULT_TIMEOUT_MS
         var uploadFormat = DEFAULT_UPLOAD_FORMAT
         var maxRetries = DEFAULT_MAX_RETRIES
+        var localEngine = DEFAULT_LOCAL_ENGINE
+        var localThreads = DEFAULT_LOCAL_THREADS
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
@@ -152,6 +165,8 @@ public final class CloudSTTElement: Element {
         case "timeout-ms": return .int(current.timeoutMs)
         case "upload-format": return .enumeration(current.uploadFormat)
         case "max-retries": return .int(current.maxRetries)
+        case "local-engine": return .enumeration(current.localEngine.rawValue)
+        case "local-threads": return .int(current.localThreads)
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
@@ -179,6 +194,8 @@ public final class CloudSTTElement: Element {
             case "timeout-ms": settings.timeoutMs = value.int
             case "upload-format": settings.uploadFormat = value.int
             case "max-retries": settings.maxRetries = value.int
+            case "local-engine": settings.localEngine = STTProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
+            case "local-threads": settings.localThreads = value.int
             case "language": settings.language = value.string ?? ""
             case "min-segment-ms": settings.minSegmentMs = value.int
             case "max-segment-ms": settings.maxSegmentMs = value.int
@@ -195,9 +212,12 @@ public final class CloudSTTElement: Element {
         case (GST_STATE_CHANGE_NULL_TO_READY, false):
             let current = settings.withLock { $0 }
             do {
-                let made = try current.provider.makeTranscriber(current, environment: ProcessInfo.processInfo.environment)
+                let element = element
+                let made = try current.provider.makeTranscriber(current, environment: ProcessInfo.processInfo.environment) {
+                    Self.report($0, to: element)
+                }
                 transcriber.withLock { $0 = made }
-                element.postInfo(ElementMessageText("cloudstt: provider \(made.name)"))
+                element.postInfo(ElementMessageText("provider \(made.name)"))
             } catch {
                 element.postError(.settings("\(error)", debug: "property provider"))
                 return .failure
@@ -211,11 +231,26 @@ public final class CloudSTTElement: Element {
         case (GST_STATE_CHANGE_PAUSED_TO_READY, true):
             stage.stop()
         case (GST_STATE_CHANGE_READY_TO_NULL, true):
+            transcriber.withLock { $0 }?.shutdown()
             transcriber.withLock { $0 = nil }
         default:
             break
         }
         return .success
+    }
+
+    /// The Whisper worker's life, on the bus: its death is a warning (the
+    /// segment it held fails on its own), its load time is worth knowing.
+    static func report(_ event: WhisperWorker.Event, to element: ElementHandle) {
+        switch event {
+        case .started(let pid):
+            log.info("Whisper worker started (pid \(pid))")
+        case .ready(let pid, let seconds):
+            element.postInfo(ElementMessageText("Whisper-base loaded in \(String(format: "%.1f", seconds)) s (worker pid \(pid))"))
+        case .died(let pid, let reason, let restarting):
+            element.postWarning(ElementMessageText(
+                "the Whisper worker (pid \(pid)) died: \(reason)" + (restarting ? "; restarting it" : "")))
+        }
     }
 
     public func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {

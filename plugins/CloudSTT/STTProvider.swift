@@ -2,19 +2,31 @@ import Foundation
 import GstKit
 import ParleyCore
 import PocketSphinxEngine
+import WhisperEngine
 
 /// cloudstt's `provider` property.
 public enum STTProvider: Int, Sendable {
     case local = 0, openai = 1, groq = 2, compatible = 3
 
     static let values = [
-        EnumValue(0, "local", "pocketsphinx in-process (Debian's en-us model): no network, no key"),
+        EnumValue(0, "local", "On this machine, no network, no key: Whisper-base in a worker process when prepared, else pocketsphinx (see local-engine)"),
         EnumValue(1, "openai", "OpenAI /v1/audio/transcriptions (whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe)"),
         EnumValue(2, "groq", "Groq (whisper-large-v3, whisper-large-v3-turbo)"),
         EnumValue(3, "compatible", "Any OpenAI-compatible server at base-url (e.g. parley serve, faster-whisper servers)"),
     ]
 
     var nick: String { Self.values[rawValue].nick }
+
+    /// cloudstt's `local-engine` property: which engine provider=local runs.
+    public enum LocalEngine: Int, Sendable {
+        case auto = 0, whisper = 1, pocketsphinx = 2
+
+        static let values = [
+            EnumValue(0, "auto", "Whisper-base when scripts/setup has prepared it, else pocketsphinx"),
+            EnumValue(1, "whisper", "Whisper-base (faster-whisper, int8) in a worker process; an error if not prepared"),
+            EnumValue(2, "pocketsphinx", "pocketsphinx in-process (Debian's en-us model): English only, fast, less accurate"),
+        ]
+    }
 
     var defaultBaseURL: String {
         switch self {
@@ -27,18 +39,37 @@ public enum STTProvider: Int, Sendable {
     var defaultModel: String { self == .groq ? "whisper-large-v3" : "whisper-1" }
     var defaultKeyVariable: String { self == .groq ? "GROQ_API_KEY" : "OPENAI_API_KEY" }
 
-    struct SetupError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Builds the provider at NULL→READY; what is missing is said here, not mid-stream.
-    func makeTranscriber(_ settings: CloudSTTElement.Settings, environment: [String: String]) throws -> any Transcriber {
-        if self == .local {
+    private func makeLocalTranscriber(_ settings: CloudSTTElement.Settings, environment: [String: String],
+                                      onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void) throws -> any Transcriber {
+        let installation = WhisperInstallation.standard(environment: environment)
+        let engine = settings.localEngine == .auto ? (installation.isPrepared ? .whisper : .pocketsphinx) : settings.localEngine
+        switch engine {
+        case .whisper:
+            guard installation.isPrepared else { throw SetupError(description: "local-engine=whisper: " + installation.notPreparedAdvice) }
+            var options = WhisperWorker.Options()
+            options.threads = settings.localThreads
+            let worker = WhisperWorker(installation: installation, options: options, onEvent: onWorkerEvent)
+            // Loading starts now, in the worker, while the pipeline prerolls; no need to wait here.
+            Task { try? await worker.start() }
+            return WhisperTranscriber(worker: worker)
+        case .auto, .pocketsphinx:
             do {
                 return LocalTranscriber(recognizer: try PocketSphinxRecognizer())
             } catch {
                 throw SetupError(description: error.description)
             }
+        }
+    }
+
+    struct SetupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Builds the provider at NULL→READY; what is missing is said here, not mid-stream.
+    func makeTranscriber(_ settings: CloudSTTElement.Settings, environment: [String: String],
+                         onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void = { _ in }) throws -> any Transcriber {
+        if self == .local {
+            return try makeLocalTranscriber(settings, environment: environment, onWorkerEvent: onWorkerEvent)
         }
         let baseURL = settings.baseURL.isEmpty ? defaultBaseURL : settings.baseURL
         guard !baseURL.isEmpty else {

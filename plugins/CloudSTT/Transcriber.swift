@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import PocketSphinxEngine
+import WhisperEngine
 
 /// One segment to transcribe, with the request options the APIs share.
 struct TranscriptionRequest: Sendable {
@@ -40,6 +41,35 @@ protocol Transcriber: Sendable {
     /// `onPartial` receives the text so far, for providers that stream it.
     func transcribe(_ request: TranscriptionRequest,
                     onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription
+    /// Releases what the provider runs (a worker process) at READY→NULL.
+    func shutdown()
+}
+
+extension Transcriber {
+    func shutdown() {}
+}
+
+/// Whisper-base in its worker process (see WhisperEngine): the local engine
+/// when scripts/setup has prepared it.
+struct WhisperTranscriber: Transcriber {
+    let worker: WhisperWorker
+    var name: String { "local (whisper-base)" }
+
+    func transcribe(_ request: TranscriptionRequest,
+                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
+        let audio = Resampler.resample(request.samples, from: request.rate, to: WhisperWorker.sampleRate)
+        do throws(WhisperError) {
+            let result = try await worker.transcribe(audio, language: request.language, prompt: request.prompt,
+                                                     temperature: request.temperature)
+            let silent = result.isNoSpeech
+            return Transcription(text: silent ? "" : result.text, language: result.language, noSpeech: silent,
+                                 providerProcessingMs: result.processing_ms)
+        } catch {
+            throw TranscriberFailure(error: .engine(error.description), attempts: 1)
+        }
+    }
+
+    func shutdown() { worker.stop() }
 }
 
 /// pocketsphinx in this process.
@@ -53,7 +83,7 @@ struct LocalTranscriber: Transcriber {
         do {
             return Transcription(text: try await recognizer.transcribe(audio), language: "en")
         } catch {
-            throw TranscriberFailure(error: .decoding(error.description), attempts: 1)
+            throw TranscriberFailure(error: .engine(error.description), attempts: 1)
         }
     }
 }
@@ -190,15 +220,8 @@ struct OpenAICompatibleTranscriber: Transcriber {
         let text = body.text.trimmingCharacters(in: .whitespacesAndNewlines)
         // verbose_json: a segment the model itself thinks is not speech, with no text, is nothing.
         let silent = !(body.segments ?? []).isEmpty && (body.segments ?? []).allSatisfy { ($0.no_speech_prob ?? 0) > 0.6 }
-        return Transcription(text: silent && text.isEmpty ? "" : text, language: body.language.map(languageCode),
+        return Transcription(text: silent && text.isEmpty ? "" : text, language: body.language.map(LanguageNames.code),
                              noSpeech: silent && text.isEmpty)
-    }
-
-    /// verbose_json names languages ("english"); the meta carries BCP-47 codes.
-    static func languageCode(_ name: String) -> String {
-        let codes = ["english": "en", "spanish": "es", "french": "fr", "german": "de", "italian": "it", "dutch": "nl",
-                     "chinese": "zh", "korean": "ko", "japanese": "ja", "catalan": "ca", "portuguese": "pt"]
-        return codes[name.lowercased()] ?? name
     }
 
     private static func scrub(_ error: ProviderError, key: String) -> ProviderError {

@@ -1,0 +1,16 @@
+/// Whisper's verbose_json names languages ("english"); the meta and requests
+/// use ISO-639-1 codes ("en"). The languages the apps serve, and their neighbours.
+public enum LanguageNames {
+    static let byCode = [
+        "en": "english", "es": "spanish", "fr": "french", "de": "german", "it": "italian", "nl": "dutch",
+        "zh": "chinese", "ko": "korean", "ja": "japanese", "ca": "catalan", "pt": "portuguese", "ru": "russian",
+        "pl": "polish", "sv": "swedish", "tr": "turkish", "ar": "arabic", "hi": "hindi", "uk": "ukrainian",
+    ]
+    static let byName = Dictionary(uniqueKeysWithValues: byCode.map { ($0.value, $0.key) })
+
+    /// "english" → "en"; a code stays a code; unknown names pass through.
+    public static func code(_ name: String) -> String { byName[name.lowercased()] ?? name }
+
+    /// "en" → "english"; unknown codes pass through.
+    public static func name(_ code: String) -> String { byCode[code.lowercased()] ?? code }
+}

@@ -1,0 +1,95 @@
+"""Parley's Whisper worker: faster-whisper (CTranslate2) loaded once, fed
+segments over its standard input, answering on its standard output.
+
+Python only because faster-whisper is; everything around it (queueing,
+restarts, HTTP, GStreamer) is Swift (plugins/WhisperEngine/WhisperWorker.swift).
+scripts/prepare-whisper copies this file next to the model it serves.
+
+The protocol, one request at a time:
+  worker -> {"ready": true, "load_seconds": ...}            once, after loading
+  parley -> {"id": N, "samples": S, "language": "fr" | "", "prompt": "...",
+             "temperature": T}\n  then S samples of 16 kHz mono S16LE
+  worker -> {"id": N, "text": ..., "language": ..., "language_probability": ...,
+             "duration": ..., "processing_ms": ..., "segments": [...]}\n
+            or {"id": N, "error": "..."}\n
+Anything a library prints goes to standard error, never into the protocol.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True, help="folder with model.bin, config.json, tokenizer.json")
+    parser.add_argument("--threads", type=int, default=0, help="CPU threads; 0 = all cores")
+    parser.add_argument("--compute-type", default="int8")
+    parser.add_argument("--beam-size", type=int, default=5)
+    arguments = parser.parse_args()
+
+    # Keep the protocol's channel to ourselves: stray prints go to stderr.
+    channel = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    requests = sys.stdin.buffer
+
+    started = time.monotonic()
+    import numpy
+    from faster_whisper import WhisperModel
+
+    model = WhisperModel(arguments.model, device="cpu", compute_type=arguments.compute_type,
+                         cpu_threads=arguments.threads, num_workers=1, local_files_only=True)
+    send(channel, {"ready": True, "load_seconds": round(time.monotonic() - started, 3)})
+
+    while True:
+        line = requests.readline()
+        if not line:
+            return
+        request = json.loads(line)
+        audio = read_exactly(requests, 2 * int(request["samples"]))
+        if audio is None:
+            return
+        try:
+            send(channel, transcribe(model, numpy, audio, request, arguments.beam_size))
+        except Exception as error:  # one bad segment must not end the worker
+            send(channel, {"id": request["id"], "error": f"{type(error).__name__}: {error}"})
+
+
+def transcribe(model, numpy, audio, request, beam_size):
+    started = time.monotonic()
+    samples = numpy.frombuffer(audio, dtype="<i2").astype(numpy.float32) / 32768.0
+    options = {"beam_size": beam_size, "language": request.get("language") or None,
+               "initial_prompt": request.get("prompt") or None, "vad_filter": False}
+    temperature = float(request.get("temperature") or 0)
+    if temperature > 0:
+        options["temperature"] = temperature
+    segments, info = model.transcribe(samples, **options)
+    found = [{"start": round(s.start, 3), "end": round(s.end, 3), "text": s.text.strip(),
+              "avg_logprob": s.avg_logprob, "no_speech_prob": s.no_speech_prob} for s in segments]
+    return {"id": request["id"], "text": " ".join(s["text"] for s in found if s["text"]),
+            "language": info.language, "language_probability": round(info.language_probability, 3),
+            "duration": round(len(samples) / 16000, 3),
+            "processing_ms": round((time.monotonic() - started) * 1000, 1), "segments": found}
+
+
+def read_exactly(stream, count):
+    chunks, remaining = [], count
+    while remaining > 0:
+        chunk = stream.read(remaining)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def send(channel, message):
+    channel.write((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        pass
