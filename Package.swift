@@ -73,7 +73,8 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT"], path: "Tests/CloudSTTTests"),
         .testTarget(
-            name: "ParleyTests", dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine", "ParleyTestSupport"],
+            name: "ParleyTests",
+            dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine", "WhisperEngine", "ParleyTestSupport"],
             path: "Tests/ParleyTests"),
     ] + elementTargets.map {
         .target(name: $0, dependencies: ["GstKit", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")

@@ -3,7 +3,8 @@ import Parley
 import ParleyCore
 import Testing
 
-/// cloudstt with the local provider (pocketsphinx) on real recorded speech.
+/// cloudstt with the local provider (Whisper-base once prepared, as scripts/test
+/// does; pocketsphinx where named) on real recorded speech.
 @Suite struct CloudSTTTests {
     init() { Parley.register(testElements) }
     let scratch = TestSupport.temporaryFolder()
@@ -16,20 +17,23 @@ import Testing
         return (results, events)
     }
 
-    @Test func eachUtteranceBecomesOneTranscriptInOrder() async throws {
+    @Test(arguments: ["whisper", "pocketsphinx"])
+    func eachUtteranceBecomesOneTranscriptInOrder(engine: String) async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let (results, events) = try await transcripts("""
-            filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt max-in-flight=2 ! fakesink
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt local-engine=\(engine) max-in-flight=2 ! fakesink
             """)
         #expect(results.map(\.segmentID) == [0, 1, 2])
         #expect(results.allSatisfy { $0.status == .final && $0.language == "en" })
-        // pocketsphinx is no Whisper, but it hears these.
+        // Words both engines hear (pocketsphinx misses others).
         #expect(results[0].text.contains("young man"), "\(results[0].text)")
         #expect(results[1].text.contains("selfish"), "\(results[1].text)")
         #expect(results[2].text.contains("married"), "\(results[2].text)")
         let sttLatency = events.compactMap { if case .latency(let r) = $0, r.stage == "stt" { r.figures["ttfs-ms"] } else { nil } }
         #expect(sttLatency.count == 3, "time to final per segment, from the VAD's decision")
         #expect(events.contains { if case .warning = $0 { true } else { false } } == false)
+        #expect(events.contains { if case .info(_, let message) = $0 { message.contains("provider local (\(engine == "whisper" ? "whisper-base" : "pocketsphinx"))") } else { false } },
+                "cloudstt says which engine it runs")
     }
 
     @Test func tooShortSegmentsAreSkippedWithAWarningAndCounted() async throws {

@@ -5,41 +5,6 @@ import Testing
 
 /// `parley serve` as a real server on loopback, and cloudstt talking to it.
 @Suite(.serialized) struct ServeTests {
-    /// A running `parley serve`, stopped when the test ends.
-    final class Server: @unchecked Sendable {
-        let process = Process()
-        var url = ""
-
-        init(_ arguments: [String] = []) async throws {
-            process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
-            process.arguments = ["serve", "--port", "0"] + arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            url = await withCheckedContinuation { continuation in
-                Thread {
-                    var seen = Data()
-                    while true {
-                        let chunk = out.fileHandleForReading.availableData
-                        if chunk.isEmpty { continuation.resume(returning: ""); return }
-                        seen.append(chunk)
-                        let text = String(decoding: seen, as: UTF8.self)
-                        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
-                            continuation.resume(returning: String(line.dropFirst("listening on ".count)))
-                            return
-                        }
-                    }
-                }.start()
-            }
-        }
-
-        func stop() {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
     let scratch = TestSupport.temporaryFolder()
 
     func transcripts(_ stt: String) async throws -> [TextResult] {
@@ -50,19 +15,20 @@ import Testing
         return results
     }
 
-    @Test func transcriptsThroughHTTPEqualTheInProcessEngine() async throws {
-        let server = try await Server()
+    @Test(arguments: ["whisper", "pocketsphinx"])
+    func transcriptsThroughHTTPEqualTheInProcessEngine(engine: String) async throws {
+        let server = try await ServeProcess(["--engine", engine])
         defer { server.stop() }
         #expect(server.url.hasPrefix("http://127.0.0.1:"))
         let overHTTP = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1 response-format=verbose_json")
-        let inProcess = try await transcripts("cloudstt provider=local")
+        let inProcess = try await transcripts("cloudstt provider=local local-engine=\(engine)")
         #expect(overHTTP.count == 3)
         #expect(overHTTP.map(\.text) == inProcess.map(\.text))
         #expect(overHTTP.allSatisfy { $0.status == .final && $0.language == "en" })
     }
 
     @Test func flacUploadsGiveTheSameTranscriptsInHalfTheBytes() async throws {
-        let server = try await Server()
+        let server = try await ServeProcess()
         defer { server.stop() }
         let wav = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1")
         let flac = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1 upload-format=flac")
@@ -71,13 +37,14 @@ import Testing
     }
 
     @Test func answersInEveryFormatAndWithOpenAIsErrorEnvelope() async throws {
-        let server = try await Server()
+        let server = try await ServeProcess()
         defer { server.stop() }
         let client = HTTPClient()
         let models = try await client.send(HTTPRequest(url: server.url + "/v1/models"))
         #expect(String(decoding: models.body, as: UTF8.self).contains("\"whisper-1\""))
         let wav = try Data(contentsOf: URL(fileURLWithPath: SpeechFixtures.clips[0]))
-        for (format, expected) in [("text", "young man\n"), ("srt", "00:00:00,000 --> 00:00:02,990"), ("vtt", "WEBVTT")] {
+        for (format, expected) in [("text", "young man.\n"), ("srt", "1\n00:00:00,000 --> 00:00:0"), ("vtt", "WEBVTT\n\n00:00:00.000 --> "),
+                                   ("verbose_json", "\"language\":\"english\""), ("json", "{\"text\":\"He was not an ill-disposed young man.\"}")] {
             var form = MultipartForm()
             form.add(file: "file", filename: "clip.wav", contentType: "audio/wav", data: wav)
             form.add(field: "model", value: "whisper-1")
@@ -98,7 +65,7 @@ import Testing
     }
 
     @Test func aKeyProtectedServerRejectsAWrongKeyAndCloudsttSaysSo() async throws {
-        let server = try await Server(["--api-key", "right-key-123456"])
+        let server = try await ServeProcess(["--api-key", "right-key-123456"])
         defer { server.stop() }
         setenv("PARLEY_TEST_SERVE_KEY", "wrong-key-654321", 1)
         do {

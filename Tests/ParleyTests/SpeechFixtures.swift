@@ -20,17 +20,59 @@ enum SpeechFixtures {
 
     /// The three LibriVox clips with `gap` seconds of silence between them.
     static func threeUtterances(gap: Double = 1.0, in folder: URL) throws -> Recording {
+        try recording(of: clips, gap: gap, named: "three-utterances", in: folder)
+    }
+
+    /// WAV files (any rate) one after another at 16 kHz, `gap` seconds of silence between them.
+    static func recording(of files: [String], gap: Double = 1.0, named name: String, in folder: URL) throws -> Recording {
         var all: [Int16] = []
         var spans: [ClosedRange<Double>] = []
-        for (index, clip) in clips.enumerated() {
+        for (index, file) in files.enumerated() {
             if index > 0 { all += [Int16](repeating: 0, count: Int(gap * 16_000)) }
             let start = Double(all.count) / 16_000
-            all += try samples(ofWAV: clip)
+            let audio = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: file)))
+            all += Resampler.resample(audio.samples, from: audio.rate, to: 16_000)
             spans.append(start...(Double(all.count) / 16_000))
         }
-        let path = folder.appendingPathComponent("three-utterances.wav").path
+        let path = folder.appendingPathComponent("\(name).wav").path
         try writeWAV(all, rate: 16_000, to: path)
         return Recording(path: path, spans: spans)
+    }
+
+    /// A recording and what is said in it.
+    struct Transcribed {
+        var path: String
+        var text: String
+    }
+
+    /// All five LibriVox clips, with the transcripts pocketsphinx-testdata ships.
+    static func librivoxWithTranscripts() throws -> [Transcribed] {
+        let lines = try String(contentsOfFile: "\(librivox)/transcription", encoding: .utf8).split(separator: "\n")
+        return lines.compactMap { line in
+            // "<s> he was not an ill disposed young man </s> (sense_and_sensibility_01_austen_64kb-0880)"
+            guard let open = line.lastIndex(of: "("), let close = line.lastIndex(of: ")") else { return nil }
+            let id = line[line.index(after: open)..<close]
+            let text = line[..<open].replacingOccurrences(of: "<s>", with: "").replacingOccurrences(of: "</s>", with: "")
+            return Transcribed(path: "\(librivox)/\(id).wav", text: text.trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// Asterisk's telephony prompts (8 kHz) in `language` ("en", "fr"), with the
+    /// transcripts the asterisk-core-sounds-LANG package ships: the first `count`
+    /// of five words or more that are speech (no "[tones]").
+    static func asteriskPrompts(_ language: String, count: Int) async throws -> [Transcribed] {
+        let listing = "/usr/share/doc/asterisk-core-sounds-\(language)/core-sounds-\(language).txt.gz"
+        let unzipped = try await TestSupport.run("/bin/gzip", ["-dc", listing])
+        var prompts: [Transcribed] = []
+        for line in unzipped.stdout.split(separator: "\n") where !line.hasPrefix(";") && !line.contains("[") {
+            guard let colon = line.range(of: ": ") else { continue }
+            let name = String(line[..<colon.lowerBound]), text = String(line[colon.upperBound...])
+            let path = "/usr/share/asterisk/sounds/\(language)/\(name).wav"
+            guard text.split(separator: " ").count >= 5, FileManager.default.fileExists(atPath: path) else { continue }
+            prompts.append(Transcribed(path: path, text: text))
+            if prompts.count == count { break }
+        }
+        return prompts
     }
 
     static func writeWAV(_ samples: [Int16], rate: Int, to path: String) throws {

@@ -31,6 +31,19 @@ enum TestSupport {
         return environment
     }
 
+    /// The processes whose parent is `pid` (from /proc), e.g. the Whisper worker
+    /// of a `parley serve` or a gst-launch-1.0.
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { candidate in
+            // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after the last ')'.
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid
+        }
+    }
+
     struct Result {
         var status: Int32
         var stdout: String

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A running `parley serve`, stopped when the test ends.
+final class ServeProcess: @unchecked Sendable {
+    let process = Process()
+    var url = ""
+    private var errors: DrainedPipe?
+
+    init(_ arguments: [String] = []) async throws {
+        process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
+        process.arguments = ["serve", "--port", "0"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        errors = DrainedPipe(err)
+        url = await withCheckedContinuation { continuation in
+            Thread {
+                var seen = Data()
+                while true {
+                    let chunk = out.fileHandleForReading.availableData
+                    if chunk.isEmpty { continuation.resume(returning: ""); return }
+                    seen.append(chunk)
+                    let text = String(decoding: seen, as: UTF8.self)
+                    if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                        continuation.resume(returning: String(line.dropFirst("listening on ".count)))
+                        return
+                    }
+                }
+            }.start()
+        }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Stops the server; returns what it wrote to standard error.
+    @discardableResult
+    func stop() -> String {
+        process.terminate()
+        process.waitUntilExit()
+        return String(decoding: errors?.wait() ?? Data(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Parley
+import ParleyCore
+import Testing
+import WhisperEngine
+
+/// The Whisper-base engine that scripts/setup prepares, on real recordings:
+/// through `parley serve --engine whisper` over HTTP, and in-process behind
+/// cloudstt provider=local, including a worker killed mid-run.
+@Suite(.serialized) struct WhisperTests {
+    init() { Parley.register(testElements) }
+    let scratch = TestSupport.temporaryFolder()
+
+    /// Transcripts of `recording` through vadsegmenter and `stt`.
+    func transcripts(of recording: String, _ stt: String) async throws -> [TextResult] {
+        let pipeline = try Pipeline(launch: "filesrc location=\(recording) ! wavparse ! vadsegmenter ! \(stt) ! fakesink")
+        var results: [TextResult] = []
+        try await pipeline.run { if case .transcript(let result) = $0 { results.append(result) } }
+        return results
+    }
+
+    func wordErrorRate(_ clips: [SpeechFixtures.Transcribed], named name: String, server: ServeProcess) async throws
+        -> (WordErrorRate.Score, String) {
+        let recording = try SpeechFixtures.recording(of: clips.map(\.path), named: name, in: scratch)
+        let results = try await transcripts(of: recording.path, "cloudstt provider=compatible base-url=\(server.url)/v1")
+        #expect(results.allSatisfy { $0.status == .final }, "\(results)")
+        let heard = results.map(\.text).joined(separator: " ")
+        return (WordErrorRate.score(reference: clips.map(\.text).joined(separator: " "), hypothesis: heard), heard)
+    }
+
+    @Test func englishThroughParleyServeHasAtMostTenPercentWordErrors() async throws {
+        let server = try await ServeProcess(["--engine", "whisper"])
+        defer { server.stop() }
+        let (librivox, heardBooks) = try await wordErrorRate(try SpeechFixtures.librivoxWithTranscripts(),
+                                                             named: "librivox", server: server)
+        #expect(librivox.referenceWords > 60)
+        #expect(librivox.rate <= 0.10, "LibriVox: \(librivox) — heard: \(heardBooks)")
+        let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 8)
+        #expect(prompts.count == 8)
+        let (telephony, heardPrompts) = try await wordErrorRate(prompts, named: "asterisk-en", server: server)
+        #expect(telephony.rate <= 0.10, "Asterisk prompts (8 kHz): \(telephony) — heard: \(heardPrompts)")
+    }
+
+    @Test func aFrenchPromptComesBackInFrench() async throws {
+        let server = try await ServeProcess(["--engine", "whisper"])
+        defer { server.stop() }
+        // language="" lets Whisper detect it; the result says what it found.
+        let results = try await transcripts(of: "/usr/share/asterisk/sounds/fr/agent-pass.wav",
+                                            "cloudstt provider=compatible base-url=\(server.url)/v1 language=\"\" response-format=verbose_json")
+        #expect(results.count == 1)
+        #expect(results.first?.language == "fr")
+        let text = results.first?.text.lowercased() ?? ""
+        #expect(text.contains("composez votre mot de passe"), "\(text)")  // "Composez votre mot de passe suivi du dièse."
+    }
+
+    @Test func serveAnswersAKilledWorkersRequestWithAClearErrorAndRecovers() async throws {
+        let server = try await ServeProcess(["--engine", "whisper"])
+        let worker = try #require(TestSupport.children(of: server.pid).first, "parley serve runs its Whisper worker")
+        let client = HTTPClient()
+        func post(_ file: String) async throws -> HTTPResponse {
+            var form = MultipartForm()
+            form.add(file: "file", filename: "clip.wav", contentType: "audio/wav",
+                     data: try Data(contentsOf: URL(fileURLWithPath: file)))
+            form.add(field: "model", value: "whisper-1")
+            return try await client.send(HTTPRequest(method: "POST", url: server.url + "/v1/audio/transcriptions",
+                                                     headers: [("Content-Type", form.contentType)], body: form.data))
+        }
+        async let inFlight = post("\(SpeechFixtures.librivox)/sense_and_sensibility_01_austen_64kb-0870.wav")
+        try await Task.sleep(for: .milliseconds(300))  // the 7 s clip takes Whisper well over a second
+        kill(worker, SIGKILL)
+        let failed = try await inFlight
+        #expect(failed.status == 500)
+        #expect(String(decoding: failed.body, as: UTF8.self).contains("Whisper worker died"))
+        let after = try await post("/usr/share/asterisk/sounds/en/agent-pass.wav")
+        #expect(after.status == 200)
+        #expect(String(decoding: after.body, as: UTF8.self).lowercased().contains("password"))
+        let replacement = TestSupport.children(of: server.pid).first
+        #expect(replacement != nil && replacement != worker)
+        let log = server.stop()
+        #expect(log.contains("the Whisper worker (pid \(worker)) died: killed by signal 9 (SIGKILL); restarting it"), "\(log)")
+    }
+
+    /// gst-launch-1.0 runs cloudstt with the local engine in its own process,
+    /// so this test can find and kill that worker and no other.
+    @Test func cloudsttReportsTheSegmentAKilledWorkerHeldAndCarriesOn() async throws {
+        let recording = try SpeechFixtures.recording(of: try SpeechFixtures.librivoxWithTranscripts().map(\.path),
+                                                     named: "librivox", in: scratch)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        process.arguments = ["-m", "filesrc", "location=\(recording.path)", "!", "wavparse", "!", "vadsegmenter", "!",
+                             "cloudstt", "name=stt", "provider=local", "local-engine=whisper", "!", "fakesink"]
+        process.environment = TestSupport.gstEnvironment(registry: scratch)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let errors = DrainedPipe(err)
+        let gstPid = process.processIdentifier
+        let (statuses, output): ([String], String) = await withCheckedContinuation { continuation in
+            Thread {
+                var seen = "", statuses: [String] = [], killed = false
+                while case let chunk = out.fileHandleForReading.availableData, !chunk.isEmpty {
+                    seen += String(decoding: chunk, as: UTF8.self)
+                    statuses = seen.split(separator: "\n").filter { $0.contains("parley/transcript") }.compactMap { line in
+                        line.range(of: "status=(string)").map { String(line[$0.upperBound...].prefix { $0 != "," }) }
+                    }
+                    // The next segment is with the worker as soon as the first one's result is out.
+                    if !killed, statuses.first == "final", let worker = TestSupport.children(of: gstPid).first {
+                        kill(worker, SIGKILL)
+                        killed = true
+                    }
+                }
+                process.waitUntilExit()
+                continuation.resume(returning: (statuses, seen))
+            }.start()
+        }
+        let log = output + String(decoding: errors.wait(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(log)")
+        #expect(statuses.count == 5, "every segment leaves cloudstt: \(statuses)")
+        #expect(statuses.filter { $0 == "failed" }.count == 1, "\(statuses)")
+        #expect(statuses.last == "final", "the restarted worker carries on: \(statuses)")
+        #expect(log.contains("killed by signal 9 (SIGKILL); restarting it"), "\(log)")
+    }
+
+    @Test func preparingAgainDoesNothing() async throws {
+        let model = WhisperInstallation.standard().model + "/model.bin"
+        let before = try FileManager.default.attributesOfItem(atPath: model)[.modificationDate] as? Date
+        let result = try await TestSupport.run(TestSupport.packageRoot.appendingPathComponent("scripts/prepare-whisper").path, [])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("whisper-base engine ready in "), "\(result.stdout)")
+        #expect(!result.stdout.contains("preparing"))
+        let after = try FileManager.default.attributesOfItem(atPath: model)[.modificationDate] as? Date
+        #expect(before != nil && before == after, "the model is not assembled again")
+    }
+}
