@@ -67,7 +67,9 @@ let package = Package(
         // always compiles; a test checks the README shows this very file.
         .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
         .executableTarget(
-            name: "ParleyBench", dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer"], path: "benchmarks/Harness"),
+            name: "ParleyBench",
+            dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer", "PocketSphinxEngine", "WhisperEngine"],
+            path: "benchmarks/Harness"),
         // A real HTTP server for the faults real providers will not produce on demand.
         .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),

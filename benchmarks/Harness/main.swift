@@ -11,7 +11,7 @@ Parley.register([TimingSink.self])
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: parley-bench stt|tts [--runs N] [--output FILE] | vad-frames FILE.wav")
+    print("usage: parley-bench stt|stt-engines|tts [--runs N] [--output FILE] | vad-frames FILE.wav")
     exit(2)
 }
 @MainActor func option(_ name: String) -> String? {
@@ -29,6 +29,10 @@ case "stt":
     let report = try await STTBenchmark(runs: runs).run()
     print(report)
     if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+case "stt-engines":
+    let report = try await EngineBenchmark(runs: runs).run()
+    print(report)
+    if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
 case "vad-frames":
     // parley-bench vad-frames FILE.wav: one decision per 10 ms frame on stdout,
     // the CPU time on stderr.
@@ -37,6 +41,6 @@ case "vad-frames":
     print(rows.joined(separator: "\n"))
     FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8))
 default:
-    print("unknown benchmark \(command); available: stt, tts, vad-frames")
+    print("unknown benchmark \(command); available: stt, stt-engines, tts, vad-frames")
     exit(2)
 }
