@@ -6,6 +6,11 @@ public enum WordErrorRate {
     public struct Score: Sendable, Equatable {
         public var errors: Int
         public var referenceWords: Int
+        public init(errors: Int, referenceWords: Int) {
+            self.errors = errors
+            self.referenceWords = referenceWords
+        }
+
         public var rate: Double { referenceWords == 0 ? (errors == 0 ? 0 : 1) : Double(errors) / Double(referenceWords) }
 
         public static func + (a: Score, b: Score) -> Score {

@@ -153,6 +153,10 @@ struct EngineBenchmark {
             "",
             "Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores; Whisper uses all of them (CTranslate2 threads),",
             "pocketsphinx one.",
+            "",
+            "French telephony is Whisper-base's weak spot here: the 8 kHz prompts' \"dièse\" comes back as \"dies\"",
+            "or \"10\", \"numéro d'agent suivi\" as \"numéro d'agence civile\"; the package's own transcripts have",
+            "typos (\"présentemnet\"), and the normaliser spells digits in English.",
         ]
         return lines.joined(separator: "\n") + "\n"
     }
