@@ -5,24 +5,51 @@ import VADSegmenter
 /// Per-10 ms-frame decisions of Parley's speech detector on a 16 kHz mono
 /// S16LE WAV file, one 0/1 per line, for scoring with the vadbench contract.
 enum VADFrames {
-    /// Probabilities and the spectral detector's features per frame.
+    /// The detector's probability per frame.
     static func frames(wav path: String) throws -> (rows: [String], seconds: Double) {
         let (samples, _) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
-        var detector = SpectralDetector(rate: 16_000)
-        var probabilities: [Float] = [], features: [(Float, Float)] = []
+        var detector = SpeechClassifier(rate: 16_000)
+        var probabilities: [Float] = []
         probabilities.reserveCapacity(samples.count / 160)
-        let started = ProcessInfo.processInfo.systemUptime
+        let started = threadCPUSeconds()
         samples.withUnsafeBufferPointer { all in
             var offset = 0
             while offset + 160 <= all.count {
                 let frame = UnsafeBufferPointer(rebasing: all[offset..<(offset + 160)])
                 probabilities.append(detector.probability(of: frame))
-                features.append((detector.lastLogLikelihood, detector.lastTonality))
                 offset += 160
             }
         }
-        let seconds = ProcessInfo.processInfo.systemUptime - started
-        let rows = zip(probabilities, features).map { "\($0) \($1.0) \($1.1)" }
+        let seconds = threadCPUSeconds() - started
+        let rows = probabilities.map { "\($0)" }
         return (rows, seconds)
+    }
+}
+
+/// CPU time of this thread: the speed contract counts CPU seconds on one core, not wall time.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The detector's input features per 10 ms frame, as little-endian float32
+/// rows of `SpeechFeatures.count`: what benchmarks/vad/train learns from.
+enum VADFeatures {
+    static func write(wav path: String, to output: String) throws {
+        let (samples, rate) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        var features = SpeechFeatures(rate: rate)
+        let hop = rate / 100
+        var rows = [Float]()
+        rows.reserveCapacity(samples.count / hop * SpeechFeatures.count)
+        samples.withUnsafeBufferPointer { all in
+            var offset = 0
+            while offset + hop <= all.count {
+                features.update(with: UnsafeBufferPointer(rebasing: all[offset..<(offset + hop)]))
+                rows += features.values
+                offset += hop
+            }
+        }
+        try rows.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: output))
     }
 }

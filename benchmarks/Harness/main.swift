@@ -5,6 +5,7 @@
 // Each figure is the median of several runs; times come from CLOCK_MONOTONIC.
 import Foundation
 import Parley
+import VADSegmenter
 
 Parley.initialize()
 Parley.register([TimingSink.self])
@@ -33,6 +34,11 @@ case "stt-engines":
     let report = try await EngineBenchmark(runs: runs).run()
     print(report)
     if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+case "vad-features":
+    // parley-bench vad-features FILE.wav OUT.f32: the detector's input features per frame.
+    if arguments.dropFirst().first == "--count" { print(SpeechFeatures.count); exit(0) }
+    guard arguments.count >= 3 else { print("usage: parley-bench vad-features FILE.wav OUT.f32 | --count"); exit(2) }
+    try VADFeatures.write(wav: arguments[1], to: arguments[2])
 case "vad-frames":
     // parley-bench vad-frames FILE.wav: one decision per 10 ms frame on stdout,
     // the CPU time on stderr.

@@ -74,7 +74,7 @@ public final class VADSegmenterElement: Element {
     /// Touched only from the streaming thread.
     struct State {
         var rate = 16_000
-        var detector = SpectralDetector(rate: 16_000)
+        var detector = SpeechClassifier(rate: 16_000)
         var segmenter = Segmenter(SegmenterConfiguration())
         var carry: [Int16] = []
         /// PTS of carry[0].
@@ -255,7 +255,7 @@ public final class VADSegmenterElement: Element {
                     let actions = Self.frames(&state, pttActive: pttActive)
                     state.carry.removeAll()
                     state.rate = rate
-                    state.detector = SpectralDetector(rate: rate)
+                    state.detector = SpeechClassifier(rate: rate)
                     return actions
                 }
                 _ = perform(pending)

@@ -1,0 +1,327 @@
+"""Trains vadsegmenter's speech classifier and writes its weights as Swift.
+
+    benchmarks/vad/train/run          (builds parley-bench, makes a venv with numpy)
+
+Training audio never comes from vadbench (which stays the test): speech is
+Asterisk's Italian (Carlo, male), Spanish (Allison) and French (June) prompts
+and espeak-ng sentences; non-speech is the freedesktop sound theme (bells,
+alarms, phone tones; not its spoken channel names), Asterisk's tone files
+other than the ones vadbench uses, and synthetic tones, DTMF, chirps, clicks,
+buzzes, harmonic glides and noise bursts. Items are laid out with pauses and
+mixed into room tone, white and pink noise at 20/10/5/0/-3 dB, like vadbench's
+conditions but with other seeds and other audio. Labels come from each clean
+speech clip's energy (vadbench's rule: floor + 12 dB or peak - 35 dB, runs under
+30 ms dropped, 20 ms dilation, pauses under 200 ms filled).
+
+Features are computed by the Swift front end itself (`parley-bench
+vad-features`), so training and the element can never disagree.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+RATE = 16000
+FRAME = 160
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+VADBENCH_SOUNDS = {"beep", "tt-monkeys"}  # vadbench's distractors: never trained on
+
+
+def decode(path):
+    raw = subprocess.run(["sox", path, "-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point", "-"],
+                         check=True, capture_output=True).stdout
+    return np.frombuffer(raw, dtype="<f4").astype(np.float64)
+
+
+def speech_labels(audio):
+    frames = len(audio) // FRAME
+    energy = np.array([np.mean(audio[i * FRAME:(i + 1) * FRAME] ** 2) for i in range(frames)]) + 1e-12
+    db = 10 * np.log10(energy)
+    threshold = max(np.percentile(db, 10) + 12, np.percentile(db, 99) - 35)
+    speech = db > threshold
+    speech = fill_runs(speech, value=True, shorter_than=3, replace_with=False)
+    dilated = speech.copy()
+    for shift in (1, 2):
+        dilated[shift:] |= speech[:-shift]
+        dilated[:-shift] |= speech[shift:]
+    return fill_runs(dilated, value=False, shorter_than=20, replace_with=True, inner_only=True)
+
+
+def fill_runs(flags, value, shorter_than, replace_with, inner_only=False):
+    flags = flags.copy()
+    start = None
+    for index in range(len(flags) + 1):
+        inside = index < len(flags) and flags[index] == value
+        if inside and start is None:
+            start = index
+        elif not inside and start is not None:
+            inner = start > 0 and index < len(flags)
+            if index - start < shorter_than and (inner or not inner_only):
+                flags[start:index] = replace_with
+            start = None
+    return flags
+
+
+def trim_and_scale(audio, labels, level_db):
+    speech = np.flatnonzero(labels)
+    if len(speech) == 0:
+        return None, None
+    first, last = max(0, speech[0] - 10), min(len(labels), speech[-1] + 11)
+    audio, labels = audio[first * FRAME:last * FRAME].copy(), labels[first:last]
+    active = np.repeat(labels, FRAME)[:len(audio)]
+    rms = np.sqrt(np.mean(audio[active] ** 2)) + 1e-9
+    audio *= 10 ** (level_db / 20) / rms
+    fade = np.linspace(0, 1, FRAME)
+    audio[:FRAME] *= fade
+    audio[-FRAME:] *= fade[::-1]
+    return audio, labels
+
+
+def speech_clips(rng, per_voice):
+    clips = []
+    for folder in ["it_IT_m_Carlo", "es_MX_f_Allison", "fr_CA_f_June"]:
+        files = sorted(glob.glob(f"/usr/share/asterisk/sounds/{folder}/**/*.wav", recursive=True))
+        files = [f for f in files if os.path.basename(f)[:-4] not in VADBENCH_SOUNDS]
+        for path in rng.choice(files, size=min(per_voice, len(files)), replace=False):
+            audio = decode(path)
+            if len(audio) < RATE * 0.4:
+                continue
+            audio, labels = trim_and_scale(audio, speech_labels(audio), rng.uniform(-36, -16))
+            if audio is not None and labels.sum() >= 20:
+                clips.append((audio, labels))
+    sentences = ["the quick brown fox jumps over the lazy dog", "please call me back after the meeting",
+                 "we will arrive at seven thirty tomorrow morning", "bonjour, comment allez-vous aujourd'hui",
+                 "il treno per Roma parte alle nove", "wo ist der nächste Bahnhof", "dank je wel voor je hulp"]
+    voices = ["en-us", "en+m3", "fr", "it", "de", "nl", "en+f4"]
+    for sentence, voice in zip(sentences, voices):
+        path = "/tmp/parley-train-espeak.wav"
+        subprocess.run(["espeak-ng", "-v", voice, "-s", str(int(rng.uniform(140, 190))), "-w", path, sentence], check=True)
+        audio, labels = trim_and_scale(decode(path), speech_labels(decode(path)), rng.uniform(-30, -22))
+        clips.append((audio, labels))
+    return clips
+
+
+def synthetic_distractor(rng):
+    seconds = rng.uniform(0.2, 2.5)
+    t = np.arange(int(seconds * RATE)) / RATE
+    kind = rng.integers(0, 8)
+    if kind == 0:  # tone
+        audio = np.sin(2 * np.pi * rng.uniform(200, 3500) * t)
+    elif kind == 1:  # DTMF
+        audio = np.sin(2 * np.pi * rng.choice([697, 770, 852, 941]) * t) + np.sin(2 * np.pi * rng.choice([1209, 1336, 1477]) * t)
+    elif kind == 2:  # chirp
+        f0, f1 = rng.uniform(200, 3000, size=2)
+        audio = np.sin(2 * np.pi * (f0 * t + (f1 - f0) * t ** 2 / (2 * seconds)))
+    elif kind == 3:  # clicks
+        audio = np.zeros_like(t)
+        period = int(RATE / rng.uniform(2, 30))
+        audio[::period] = 1.0
+        audio = np.convolve(audio, np.exp(-np.arange(40) / 6.0))[:len(t)]
+    elif kind == 4:  # buzz: a harmonic-rich square wave (hum, alarm)
+        audio = np.sign(np.sin(2 * np.pi * rng.uniform(50, 600) * t))
+    elif kind == 5:  # harmonic glide with vibrato: screams, whistles, animal calls
+        f = rng.uniform(350, 1500) * (1 + 0.3 * np.sin(2 * np.pi * rng.uniform(2, 8) * t)) * (1 + rng.uniform(-0.4, 0.4) * t / seconds)
+        phase = 2 * np.pi * np.cumsum(f) / RATE
+        audio = sum(np.sin(k * phase) / k for k in range(1, 6))
+        audio *= 0.5 + 0.5 * np.abs(np.sin(2 * np.pi * rng.uniform(1, 6) * t))
+    else:  # noise burst, white, pink or brown, maybe amplitude-modulated
+        noise = rng.standard_normal(len(t))
+        colour = rng.integers(0, 3)
+        if colour == 1:
+            noise = shape_noise(noise, 1.0)
+        elif colour == 2:
+            noise = np.cumsum(noise)
+            noise -= np.convolve(noise, np.ones(400) / 400, mode="same")
+        audio = noise * (1 if kind == 6 else 0.5 + 0.5 * np.sin(2 * np.pi * rng.uniform(2, 8) * t))
+    audio = audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9)
+    ramp = min(len(audio) // 4, int(rng.uniform(0.002, 0.05) * RATE)) or 1
+    audio[:ramp] *= np.linspace(0, 1, ramp)
+    audio[-ramp:] *= np.linspace(1, 0, ramp)
+    return audio
+
+
+def sound_distractors():
+    paths = [p for p in sorted(glob.glob("/usr/share/sounds/freedesktop/stereo/*.oga")) if "audio-channel" not in p]
+    paths += [f"/usr/share/asterisk/sounds/en_US_f_Allison/{name}.wav"
+              for name in ["ascending-2tone", "descending-2tone", "beeperr"]]
+    sounds = []
+    for path in paths:
+        if os.path.exists(path):
+            audio = decode(path)
+            sounds.append(audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9))
+    return sounds
+
+
+def shape_noise(noise, exponent):
+    spectrum = np.fft.rfft(noise)
+    frequencies = np.maximum(np.fft.rfftfreq(len(noise), 1 / RATE), 20)
+    shaped = np.fft.irfft(spectrum / frequencies ** (exponent / 2), n=len(noise))
+    return shaped / (np.std(shaped) + 1e-12)
+
+
+def layout(rng, speech, sounds, items):
+    """One stream: speech and distractors in random order with pauses."""
+    # Sometimes the stream opens on an item: an element may start mid-sound.
+    lead = int(rng.choice([0, 0.3, 1.5]) * 100)
+    pieces, labels = [np.zeros(lead * FRAME)], [np.zeros(lead, dtype=bool)]
+    for _ in range(items):
+        if rng.random() < 0.62:
+            audio, label = speech[rng.integers(len(speech))]
+        else:
+            audio = sounds[rng.integers(len(sounds))] if rng.random() < 0.35 else synthetic_distractor(rng)
+            audio = audio * 10 ** (rng.uniform(-42, -10) / 20)
+            audio = audio[:len(audio) // FRAME * FRAME]
+            label = np.zeros(len(audio) // FRAME, dtype=bool)
+        pieces.append(audio[:len(label) * FRAME])
+        labels.append(label)
+        gap = int(rng.choice([0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0]) * 100)
+        pieces.append(np.zeros(gap * FRAME))
+        labels.append(np.zeros(gap, dtype=bool))
+    return np.concatenate(pieces), np.concatenate(labels)
+
+
+def conditions(rng, clean):
+    # Digital silence between items too: test signals and synthesised speech have it.
+    out = [("digital", clean.copy()),
+           ("room", clean + shape_noise(rng.standard_normal(len(clean)), 1.0) * 10 ** (-60 / 20))]
+    for snr in [20, 10, 5, 0, -3]:
+        for colour, exponent in [("white", 0.0), ("pink", 1.0)]:
+            noise = rng.standard_normal(len(clean)) if exponent == 0 else shape_noise(rng.standard_normal(len(clean)), 1.0)
+            level = rng.uniform(-28, -24) - snr  # against speech at about -26 dBFS
+            out.append((f"{colour}{snr}", clean + noise * 10 ** (level / 20)))
+    return out
+
+
+def write_wav(path, audio):
+    import wave
+    pcm = np.clip(np.round(audio * 32767), -32768, 32767).astype("<i2")
+    with wave.open(path, "wb") as file:
+        file.setnchannels(1)
+        file.setsampwidth(2)
+        file.setframerate(RATE)
+        file.writeframes(pcm.tobytes())
+
+
+def features(bench, wav, count):
+    out = wav[:-4] + ".f32"
+    subprocess.run([bench, "vad-features", wav, out], check=True)
+    return np.fromfile(out, dtype="<f4").reshape(-1, count)
+
+
+class MLP:
+    def __init__(self, sizes, rng):
+        self.weights = [rng.standard_normal((a, b)) * np.sqrt(2 / a) for a, b in zip(sizes[:-1], sizes[1:])]
+        self.biases = [np.zeros(b) for b in sizes[1:]]
+
+    def forward(self, x):
+        activations = [x]
+        for index, (w, b) in enumerate(zip(self.weights, self.biases)):
+            z = activations[-1] @ w + b
+            activations.append(np.maximum(z, 0) if index < len(self.weights) - 1 else z)
+        return activations
+
+    def train(self, x, y, weight, epochs, rng, rate=2e-3, batch=2048):
+        params = self.weights + self.biases
+        moments = [np.zeros_like(p) for p in params]
+        squares = [np.zeros_like(p) for p in params]
+        step = 0
+        for epoch in range(epochs):
+            order = rng.permutation(len(x))
+            total = 0.0
+            for start in range(0, len(x), batch):
+                index = order[start:start + batch]
+                acts = self.forward(x[index])
+                logits = acts[-1][:, 0]
+                p = 1 / (1 + np.exp(-logits))
+                w = weight[index]
+                total += float(np.sum(-w * (y[index] * np.log(p + 1e-7) + (1 - y[index]) * np.log(1 - p + 1e-7))))
+                delta = ((p - y[index]) * w / len(index))[:, None]
+                grads_w, grads_b = [], []
+                for layer in range(len(self.weights) - 1, -1, -1):
+                    grads_w.insert(0, acts[layer].T @ delta + 1e-5 * self.weights[layer])
+                    grads_b.insert(0, delta.sum(axis=0))
+                    if layer > 0:
+                        delta = (delta @ self.weights[layer].T) * (acts[layer] > 0)
+                step += 1
+                for param, grad, m, v in zip(params, grads_w + grads_b, moments, squares):
+                    m *= 0.9
+                    m += 0.1 * grad
+                    v *= 0.999
+                    v += 0.001 * grad * grad
+                    param -= rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+            rate *= 0.8
+            print(f"epoch {epoch + 1}: loss {total / len(x):.4f}", flush=True)
+
+    def probability(self, x):
+        return 1 / (1 + np.exp(-self.forward(x)[-1][:, 0]))
+
+
+def swift_array(values):
+    return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bench", default=os.path.join(ROOT, ".build/release/parley-bench"))
+    parser.add_argument("--work", default=os.path.expanduser("~/.cache/parley-bench/train"))
+    parser.add_argument("--streams", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--hidden", type=int, nargs="+", default=[32, 16])
+    parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
+    arguments = parser.parse_args()
+    os.makedirs(arguments.work, exist_ok=True)
+    rng = np.random.default_rng(20261122)
+
+    speech = speech_clips(rng, per_voice=90)
+    sounds = sound_distractors()
+    print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
+    count = None
+    xs, ys = [], []
+    for stream in range(arguments.streams):
+        clean, labels = layout(rng, speech, sounds, items=60)
+        for name, audio in conditions(rng, clean):
+            wav = os.path.join(arguments.work, f"stream{stream}_{name}.wav")
+            write_wav(wav, audio)
+            if count is None:
+                probe = subprocess.run([arguments.bench, "vad-features", "--count"], capture_output=True, text=True)
+                count = int(probe.stdout.strip())
+            x = features(arguments.bench, wav, count)
+            n = min(len(x), len(labels))
+            xs.append(x[:n])
+            ys.append(labels[:n].astype(np.float64))
+        print(f"stream {stream + 1}/{arguments.streams}: {len(labels) / 100:.0f} s x {len(xs) // (stream + 1)} conditions", flush=True)
+    x = np.concatenate(xs).astype(np.float64)
+    y = np.concatenate(ys)
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
+    x = (x - mean) / scale
+    positive = y.mean()
+    weight = np.where(y > 0, 0.5 / positive, 0.5 / (1 - positive))
+    print(f"{len(x)} frames, {positive:.1%} speech", flush=True)
+    model = MLP([count] + arguments.hidden + [1], rng)
+    model.train(x, y, weight, arguments.epochs, rng)
+    decided = model.probability(x) > 0.5
+    tp = np.sum(decided & (y > 0))
+    print(f"training F1 {2 * tp / (decided.sum() + (y > 0).sum()):.3f}", flush=True)
+
+    lines = ["// Generated by benchmarks/vad/train/train.py: do not edit; train again instead.",
+             f"// {len(x)} frames of training audio (none of it from vadbench), layers {[count] + arguments.hidden + [1]}.",
+             "enum SpeechClassifierWeights {",
+             f"    static let inputMean: [Float] = {swift_array(mean)}",
+             f"    static let inputScale: [Float] = {swift_array(1 / scale)}",
+             f"    static let layerSizes = {[count] + arguments.hidden + [1]}"]
+    for index, (w, b) in enumerate(zip(model.weights, model.biases)):
+        # Row-major by output unit: the inner loop of inference runs over inputs.
+        lines.append(f"    static let weights{index}: [Float] = {swift_array(w.T)}")
+        lines.append(f"    static let biases{index}: [Float] = {swift_array(b)}")
+    lines.append("}")
+    with open(arguments.output, "w") as file:
+        file.write("\n".join(lines) + "\n")
+    print(f"wrote {arguments.output}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
