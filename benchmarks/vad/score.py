@@ -100,7 +100,7 @@ def main():
             parley = np.array([float(line.split()[0]) >= 0.5 for line in f], dtype=np.int8)
         with open(os.path.join(args.audio, condition + ".parley.time")) as f:
             parley_cpu = float(f.read().split()[1])
-        candidates = {"Parley (SpectralDetector)": (parley, FRAME, parley_cpu)}
+        candidates = {"Parley (SpeechClassifier)": (parley, FRAME, parley_cpu)}
         for mode in (0, 2, 3):
             candidates[f"WebRTC mode {mode}, 30 ms"] = webrtc(samples, mode)
         candidates["Silero v5 (onnx)"] = silero(samples)

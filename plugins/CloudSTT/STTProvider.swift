@@ -54,7 +54,7 @@ public enum STTProvider: Int, Sendable {
             return WhisperTranscriber(worker: worker)
         case .auto, .pocketsphinx:
             do {
-                return LocalTranscriber(recognizer: try PocketSphinxRecognizer())
+                return PocketSphinxTranscriber(recognizer: try PocketSphinxRecognizer())
             } catch {
                 throw SetupError(description: error.description)
             }

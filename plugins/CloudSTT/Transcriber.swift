@@ -73,7 +73,7 @@ struct WhisperTranscriber: Transcriber {
 }
 
 /// pocketsphinx in this process.
-struct LocalTranscriber: Transcriber {
+struct PocketSphinxTranscriber: Transcriber {
     let recognizer: PocketSphinxRecognizer
     var name: String { "local (pocketsphinx)" }
 

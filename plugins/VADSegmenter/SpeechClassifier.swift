@@ -7,6 +7,10 @@ public struct SpeechClassifier: SpeechDetector {
     private var features: SpeechFeatures
     /// Input, hidden and output activations, one buffer each, reused every frame.
     private var activations: [[Float]]
+    /// The network's output smoothed over a few frames: single-frame flickers
+    /// inside words or inside a distractor do not flip the decision.
+    private var smoothedLogit: Float = 0
+    static let smoothing: Float = 0.5
 
     /// A dense layer laid out for SIMD: for each input, its weights to all
     /// outputs side by side (outputs padded to a multiple of 8), so a frame is
@@ -77,6 +81,7 @@ public struct SpeechClassifier: SpeechDetector {
                 }
             }
         }
-        return 1 / (1 + exp(-activations[layers.count][0]))
+        smoothedLogit = Self.smoothing * smoothedLogit + (1 - Self.smoothing) * activations[layers.count][0]
+        return 1 / (1 + exp(-smoothedLogit))
     }
 }

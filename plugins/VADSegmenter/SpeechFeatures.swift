@@ -8,15 +8,17 @@ import Foundation
 ///   noise of any colour settles there), and the spectral shape (each band
 ///   against the frame's mean level).
 /// - Per-frame summaries (mean and peak band SNR, tonality, spectral flux,
-///   level over the floor) for the last 310 ms, every 20 ms: speech rises
-///   and falls at the syllable rate; tones, hums and noise do not.
+///   level over the floor, spread of the band SNRs, spectral flatness, and
+///   harmonic spacing) for the last 310 ms, every 20 ms: speech rises and
+///   falls at the syllable rate; tones, hums and noise do not; screams and
+///   whistles space their harmonics far wider than a voice does.
 ///
 /// `benchmarks/vad/train` computes these same features (through
 /// `parley-bench vad-features`) to train the classifier, so any change here
 /// means training again.
 public struct SpeechFeatures {
     public static let bandCount = 15
-    static let summaryCount = 5
+    static let summaryCount = 8
     static let historyTaps = 16, historyStride = 2
     public static let count = 2 * bandCount + summaryCount * historyTaps
 
@@ -28,6 +30,7 @@ public struct SpeechFeatures {
     private var spectrum: [Float]
     private var scratch: RealFFT.Scratch
     private var energies: [Float]
+    private var magnitudes: [Float]
     private var logLevels: [Float]
     private var previousLogLevels: [Float]
     private var noise: NoiseFloor
@@ -55,6 +58,7 @@ public struct SpeechFeatures {
             return from..<max(from + 1, Int(((low + 250) / binHz).rounded()))
         }
         energies = [Float](repeating: 0, count: Self.bandCount)
+        magnitudes = [Float](repeating: 0, count: bands.last!.upperBound)
         logLevels = [Float](repeating: 0, count: Self.bandCount)
         previousLogLevels = logLevels
         noise = NoiseFloor(bands: Self.bandCount)
@@ -103,6 +107,15 @@ public struct SpeechFeatures {
         summaries[base + 2] = strongestBin / total
         summaries[base + 3] = min(flux / Float(Self.bandCount), 3)
         summaries[base + 4] = min(max(10 * log10(level / floor), -10), 40) / 10
+        var spread: Float = 0
+        for index in 0..<Self.bandCount {
+            let deviation = values[index] - summaries[base]
+            spread += deviation * deviation
+        }
+        summaries[base + 5] = (spread / Float(Self.bandCount)).squareRoot()
+        let (flatness, harmonicity) = spectralShape()
+        summaries[base + 6] = flatness
+        summaries[base + 7] = harmonicity
         var out = 2 * Self.bandCount
         for tap in 0..<Self.historyTaps {
             let slot = (summaryHead - tap * Self.historyStride + Self.ringFrames) % Self.ringFrames
@@ -112,6 +125,56 @@ public struct SpeechFeatures {
             }
         }
         summaryHead = (summaryHead + 1) % Self.ringFrames
+    }
+
+    /// Spectral flatness (geometric over arithmetic mean of the band levels:
+    /// 1 for noise, low for speech and tones), and how strongly the magnitude
+    /// spectrum repeats at a spacing of 250 to 1500 Hz (harmonics of a
+    /// scream, whistle or alarm; a voice's lie closer).
+    private mutating func spectralShape() -> (Float, Float) {
+        var logMean: Float = 0, mean: Float = 0
+        for index in 0..<Self.bandCount {
+            logMean += log(energies[index])
+            mean += energies[index]
+        }
+        let flatness = exp(logMean / Float(Self.bandCount)) / (mean / Float(Self.bandCount))
+        let first = bands[0].lowerBound, end = bands[Self.bandCount - 1].upperBound
+        var average: Float = 0
+        for bin in first..<end {
+            magnitudes[bin] = spectrum[bin].squareRoot()
+            average += magnitudes[bin]
+        }
+        average /= Float(end - first)
+        var energy: Float = 1e-12
+        for bin in first..<end {
+            magnitudes[bin] -= average
+            energy += magnitudes[bin] * magnitudes[bin]
+        }
+        let binHz = 250 / Float(bands[0].count)
+        let shortest = max(2, Int((250 / binHz).rounded())), longest = Int((1500 / binHz).rounded())
+        var best: Float = 0
+        magnitudes.withUnsafeBufferPointer { x in
+            var lag = shortest
+            while lag <= longest && first + lag < end {
+                // Eight bins at a time: this loop is the front end's costliest after the FFT.
+                var sums = SIMD8<Float>.zero
+                var bin = first
+                while bin + 8 <= end - lag {
+                    let a = UnsafeRawPointer(x.baseAddress! + bin).loadUnaligned(as: SIMD8<Float>.self)
+                    let b = UnsafeRawPointer(x.baseAddress! + bin + lag).loadUnaligned(as: SIMD8<Float>.self)
+                    sums += a * b
+                    bin += 8
+                }
+                var sum = sums.sum()
+                while bin < end - lag {
+                    sum += x[bin] * x[bin + lag]
+                    bin += 1
+                }
+                best = max(best, sum / energy)
+                lag += 1
+            }
+        }
+        return (flatness, best)
     }
 
     /// Slides the analysis window by one hop, DC removed.

@@ -13,6 +13,12 @@
 // `drop-silence=false`; then everything passes and the events mark the
 // decisions (their start/end fields still give the segment's span).
 // Output timestamps are the input's running time, under one segment from 0.
+//
+// The speech probability per 10 ms frame comes from SpeechClassifier: band
+// levels over an adaptive noise floor and their recent history into a small
+// network trained (benchmarks/vad/train) to keep stationary noise, tones,
+// bursts, clicks and other non-speech sounds out. Figures against WebRTC VAD
+// and Silero: benchmarks/vad/results.md.
 import CGStreamer
 import GstKit
 import ParleyCore

@@ -6,7 +6,8 @@ Training audio never comes from vadbench (which stays the test): speech is
 Asterisk's Italian (Carlo, male), Spanish (Allison) and French (June) prompts
 and espeak-ng sentences; non-speech is the freedesktop sound theme (bells,
 alarms, phone tones; not its spoken channel names), Asterisk's tone files
-other than the ones vadbench uses, and synthetic tones, DTMF, chirps, clicks,
+other than the ones vadbench uses, OpenTTD's sound effects (openttd-opensfx:
+machines, vehicles, animals, crowds), and synthetic tones, DTMF, chirps, clicks,
 buzzes, harmonic glides and noise bursts. Items are laid out with pauses and
 mixed into room tone, white and pink noise at 20/10/5/0/-3 dB, like vadbench's
 conditions but with other seeds and other audio. Labels come from each clean
@@ -148,12 +149,32 @@ def sound_distractors():
     paths = [p for p in sorted(glob.glob("/usr/share/sounds/freedesktop/stereo/*.oga")) if "audio-channel" not in p]
     paths += [f"/usr/share/asterisk/sounds/en_US_f_Allison/{name}.wav"
               for name in ["ascending-2tone", "descending-2tone", "beeperr"]]
+    paths += opensfx_wavs()
     sounds = []
     for path in paths:
         if os.path.exists(path):
             audio = decode(path)
             sounds.append(audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9))
     return sounds
+
+
+def opensfx_wavs():
+    """OpenTTD's sound set is one .cat file of RIFF/WAVE chunks: cut them out."""
+    catalogue = "/usr/share/games/openttd/baseset/opensfx/opensfx.cat"
+    if not os.path.exists(catalogue):
+        return []
+    data = open(catalogue, "rb").read()
+    folder = os.path.join(os.path.expanduser("~/.cache/parley-bench/train"), "opensfx")
+    os.makedirs(folder, exist_ok=True)
+    paths, start = [], 0
+    while (found := data.find(b"RIFF", start)) >= 0:
+        size = int.from_bytes(data[found + 4:found + 8], "little")
+        if data[found + 8:found + 12] == b"WAVE" and size > 4000:
+            path = os.path.join(folder, f"{len(paths):03d}.wav")
+            open(path, "wb").write(data[found:found + 8 + size])
+            paths.append(path)
+        start = found + 8 + size
+    return paths
 
 
 def shape_noise(noise, exponent):
