@@ -14,7 +14,7 @@ let providers: [String: [Target.Dependency]] = [
 /// The speech detector runs a network per 10 ms frame on SIMD types, which an
 /// unoptimised build makes ~10x slower: debug builds (the README's) optimise it too.
 let optimizedEvenInDebug: [String: [SwiftSetting]] = [
-    "VADSegmenter": [.unsafeFlags(["-O"], .when(configuration: .debug))],
+    "VADSegmenter": [.unsafeFlags(["-O"], .when(configuration: .debug)), .unsafeFlags(["-Ounchecked"], .when(configuration: .release))],
 ]
 
 let package = Package(

@@ -10,7 +10,7 @@ public struct SpeechClassifier: SpeechDetector {
     /// The network's output smoothed over a few frames: single-frame flickers
     /// inside words or inside a distractor do not flip the decision.
     private var smoothedLogit: Float = 0
-    static let smoothing: Float = 0.5
+    static let smoothing: Float = 0.7
 
     /// A dense layer laid out for SIMD: for each input, its weights to all
     /// outputs side by side (outputs padded to a multiple of 8), so a frame is

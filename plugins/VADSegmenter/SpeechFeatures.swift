@@ -113,7 +113,7 @@ public struct SpeechFeatures {
             spread += deviation * deviation
         }
         summaries[base + 5] = (spread / Float(Self.bandCount)).squareRoot()
-        let (flatness, harmonicity) = spectralShape()
+        let (flatness, harmonicity) = spectralShape(meanLog10: meanLog)
         summaries[base + 6] = flatness
         summaries[base + 7] = harmonicity
         var out = 2 * Self.bandCount
@@ -131,13 +131,10 @@ public struct SpeechFeatures {
     /// 1 for noise, low for speech and tones), and how strongly the magnitude
     /// spectrum repeats at a spacing of 250 to 1500 Hz (harmonics of a
     /// scream, whistle or alarm; a voice's lie closer).
-    private mutating func spectralShape() -> (Float, Float) {
-        var logMean: Float = 0, mean: Float = 0
-        for index in 0..<Self.bandCount {
-            logMean += log(energies[index])
-            mean += energies[index]
-        }
-        let flatness = exp(logMean / Float(Self.bandCount)) / (mean / Float(Self.bandCount))
+    private mutating func spectralShape(meanLog10: Float) -> (Float, Float) {
+        var mean: Float = 0
+        for index in 0..<Self.bandCount { mean += energies[index] }
+        let flatness = pow(10, meanLog10) / (mean / Float(Self.bandCount))
         let first = bands[0].lowerBound, end = bands[Self.bandCount - 1].upperBound
         var average: Float = 0
         for bin in first..<end {

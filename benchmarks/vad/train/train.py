@@ -106,10 +106,24 @@ def speech_clips(rng, per_voice):
     return clips
 
 
+def short_excerpt(rng, audio, label):
+    """A word or two out of a prompt: short utterances must switch the detector on fast."""
+    frames = len(label)
+    length = int(rng.uniform(30, 100))
+    if frames <= length + 20:
+        return audio, label
+    start = int(rng.integers(0, frames - length))
+    piece, part = audio[start * FRAME:(start + length) * FRAME].copy(), label[start:start + length]
+    fade = np.linspace(0, 1, FRAME)
+    piece[:FRAME] *= fade
+    piece[-FRAME:] *= fade[::-1]
+    return piece, part
+
+
 def synthetic_distractor(rng):
-    seconds = rng.uniform(0.2, 2.5)
+    seconds = rng.uniform(0.2, 3.0)
     t = np.arange(int(seconds * RATE)) / RATE
-    kind = rng.integers(0, 8)
+    kind = rng.integers(0, 10)
     if kind == 0:  # tone
         audio = np.sin(2 * np.pi * rng.uniform(200, 3500) * t)
     elif kind == 1:  # DTMF
@@ -137,7 +151,7 @@ def synthetic_distractor(rng):
         elif colour == 2:
             noise = np.cumsum(noise)
             noise -= np.convolve(noise, np.ones(400) / 400, mode="same")
-        audio = noise * (1 if kind == 6 else 0.5 + 0.5 * np.sin(2 * np.pi * rng.uniform(2, 8) * t))
+        audio = noise * (0.5 + 0.5 * np.sin(2 * np.pi * rng.uniform(2, 8) * t) if kind == 7 else 1)
     audio = audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9)
     ramp = min(len(audio) // 4, int(rng.uniform(0.002, 0.05) * RATE)) or 1
     audio[:ramp] *= np.linspace(0, 1, ramp)
@@ -188,10 +202,12 @@ def layout(rng, speech, sounds, items):
     """One stream: speech and distractors in random order with pauses."""
     # Sometimes the stream opens on an item: an element may start mid-sound.
     lead = int(rng.choice([0, 0.3, 1.5]) * 100)
-    pieces, labels = [np.zeros(lead * FRAME)], [np.zeros(lead, dtype=bool)]
+    pieces, labels, sounds_mask = [np.zeros(lead * FRAME)], [np.zeros(lead, dtype=bool)], [np.zeros(lead, dtype=bool)]
     for _ in range(items):
         if rng.random() < 0.62:
             audio, label = speech[rng.integers(len(speech))]
+            if rng.random() < 0.3:
+                audio, label = short_excerpt(rng, audio, label)
         else:
             audio = sounds[rng.integers(len(sounds))] if rng.random() < 0.35 else synthetic_distractor(rng)
             audio = audio * 10 ** (rng.uniform(-42, -10) / 20)
@@ -199,10 +215,12 @@ def layout(rng, speech, sounds, items):
             label = np.zeros(len(audio) // FRAME, dtype=bool)
         pieces.append(audio[:len(label) * FRAME])
         labels.append(label)
+        sounds_mask.append(np.full(len(label), not label.any()))
         gap = int(rng.choice([0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0]) * 100)
         pieces.append(np.zeros(gap * FRAME))
         labels.append(np.zeros(gap, dtype=bool))
-    return np.concatenate(pieces), np.concatenate(labels)
+        sounds_mask.append(np.zeros(gap, dtype=bool))
+    return np.concatenate(pieces), np.concatenate(labels), np.concatenate(sounds_mask)
 
 
 def conditions(rng, clean):
@@ -289,21 +307,22 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bench", default=os.path.join(ROOT, ".build/release/parley-bench"))
     parser.add_argument("--work", default=os.path.expanduser("~/.cache/parley-bench/train"))
-    parser.add_argument("--streams", type=int, default=8)
+    parser.add_argument("--streams", type=int, default=10)
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--hidden", type=int, nargs="+", default=[32, 16])
+    parser.add_argument("--sound-weight", type=float, default=2.0)
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
     os.makedirs(arguments.work, exist_ok=True)
     rng = np.random.default_rng(20261122)
 
-    speech = speech_clips(rng, per_voice=90)
+    speech = speech_clips(rng, per_voice=150)
     sounds = sound_distractors()
     print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
     count = None
-    xs, ys = [], []
+    xs, ys, distractors = [], [], []
     for stream in range(arguments.streams):
-        clean, labels = layout(rng, speech, sounds, items=60)
+        clean, labels, sound_frames = layout(rng, speech, sounds, items=60)
         for name, audio in conditions(rng, clean):
             wav = os.path.join(arguments.work, f"stream{stream}_{name}.wav")
             write_wav(wav, audio)
@@ -314,6 +333,7 @@ def main():
             n = min(len(x), len(labels))
             xs.append(x[:n])
             ys.append(labels[:n].astype(np.float64))
+            distractors.append(sound_frames[:n])
         print(f"stream {stream + 1}/{arguments.streams}: {len(labels) / 100:.0f} s x {len(xs) // (stream + 1)} conditions", flush=True)
     x = np.concatenate(xs).astype(np.float64)
     y = np.concatenate(ys)
@@ -321,6 +341,8 @@ def main():
     x = (x - mean) / scale
     positive = y.mean()
     weight = np.where(y > 0, 0.5 / positive, 0.5 / (1 - positive))
+    # A sound taken for speech costs a paid request; silence is easy: weigh sounds up.
+    weight[np.concatenate(distractors)] *= arguments.sound_weight
     print(f"{len(x)} frames, {positive:.1%} speech", flush=True)
     model = MLP([count] + arguments.hidden + [1], rng)
     model.train(x, y, weight, arguments.epochs, rng)
