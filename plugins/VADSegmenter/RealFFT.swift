@@ -10,6 +10,9 @@ struct RealFFT {
     private let cosines: [Float]
     private let sines: [Float]
     private let reversed: [Int]
+    /// Each stage's twiddles side by side (stage of span h: h cosines, then h
+    /// sines), so the wide stages load eight at a time.
+    private let stageTwiddles: [Float]
 
     init(size: Int) {
         precondition(size >= 4 && size & (size - 1) == 0, "a power of two")
@@ -17,6 +20,15 @@ struct RealFFT {
         half = size / 2
         cosines = (0...(size / 2)).map { cos(-2 * Float.pi * Float($0) / Float(size)) }
         sines = (0...(size / 2)).map { sin(-2 * Float.pi * Float($0) / Float(size)) }
+        var stageTwiddles: [Float] = []
+        var length = 2
+        while length <= size / 2 {
+            let span = length / 2, step = 2 * (size / 2 / length)
+            stageTwiddles += (0..<span).map { cos(-2 * Float.pi * Float($0 * step) / Float(size)) }
+            stageTwiddles += (0..<span).map { sin(-2 * Float.pi * Float($0 * step) / Float(size)) }
+            length *= 2
+        }
+        self.stageTwiddles = stageTwiddles
         let bits = (size / 2).trailingZeroBitCount
         reversed = (0..<(size / 2)).map { index in
             var value = 0
@@ -48,21 +60,65 @@ struct RealFFT {
                             re[target] = signal[2 * index] * window[2 * index]
                             im[target] = signal[2 * index + 1] * window[2 * index + 1]
                         }
-                        var length = 2
-                        while length <= half {
-                            let span = length / 2, step = 2 * (half / length)  // twiddles of N/2 are every other of N
-                            var start = 0
-                            while start < half {
-                                for k in 0..<span {
-                                    let c = cosines[k * step], s = sines[k * step]
-                                    let a = start + k, b = a + span
-                                    let tr = re[b] * c - im[b] * s, ti = re[b] * s + im[b] * c
-                                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                                    re[a] += tr; im[a] += ti
+                        var length = 2, twiddleOffset = 0
+                        stageTwiddles.withUnsafeBufferPointer { twiddles in
+                            while length <= half {
+                                let span = length / 2
+                                let c = twiddles.baseAddress! + twiddleOffset, s = c + span
+                                var start = 0
+                                while start < half {
+                                    var k = 0
+                                    // Eight butterflies at once where the stage is wide enough:
+                                    // the same operations in the same order as the scalar loop.
+                                    while k + 8 <= span {
+                                        let a = start + k, b = a + span
+                                        let cs = UnsafeRawPointer(c + k).loadUnaligned(as: SIMD8<Float>.self)
+                                        let sn = UnsafeRawPointer(s + k).loadUnaligned(as: SIMD8<Float>.self)
+                                        let rb = UnsafeRawPointer(re.baseAddress! + b).loadUnaligned(as: SIMD8<Float>.self)
+                                        let ib = UnsafeRawPointer(im.baseAddress! + b).loadUnaligned(as: SIMD8<Float>.self)
+                                        let ra = UnsafeRawPointer(re.baseAddress! + a).loadUnaligned(as: SIMD8<Float>.self)
+                                        let ia = UnsafeRawPointer(im.baseAddress! + a).loadUnaligned(as: SIMD8<Float>.self)
+                                        let tr = rb * cs - ib * sn, ti = rb * sn + ib * cs
+                                        UnsafeMutableRawPointer(re.baseAddress! + b).storeBytes(of: ra - tr, as: SIMD8<Float>.self)
+                                        UnsafeMutableRawPointer(im.baseAddress! + b).storeBytes(of: ia - ti, as: SIMD8<Float>.self)
+                                        UnsafeMutableRawPointer(re.baseAddress! + a).storeBytes(of: ra + tr, as: SIMD8<Float>.self)
+                                        UnsafeMutableRawPointer(im.baseAddress! + a).storeBytes(of: ia + ti, as: SIMD8<Float>.self)
+                                        k += 8
+                                    }
+                                    if span == 4 {
+                                        let a = start, b = a + 4
+                                        let cs = UnsafeRawPointer(c).loadUnaligned(as: SIMD4<Float>.self)
+                                        let sn = UnsafeRawPointer(s).loadUnaligned(as: SIMD4<Float>.self)
+                                        let rb = UnsafeRawPointer(re.baseAddress! + b).loadUnaligned(as: SIMD4<Float>.self)
+                                        let ib = UnsafeRawPointer(im.baseAddress! + b).loadUnaligned(as: SIMD4<Float>.self)
+                                        let ra = UnsafeRawPointer(re.baseAddress! + a).loadUnaligned(as: SIMD4<Float>.self)
+                                        let ia = UnsafeRawPointer(im.baseAddress! + a).loadUnaligned(as: SIMD4<Float>.self)
+                                        let tr = rb * cs - ib * sn, ti = rb * sn + ib * cs
+                                        UnsafeMutableRawPointer(re.baseAddress! + b).storeBytes(of: ra - tr, as: SIMD4<Float>.self)
+                                        UnsafeMutableRawPointer(im.baseAddress! + b).storeBytes(of: ia - ti, as: SIMD4<Float>.self)
+                                        UnsafeMutableRawPointer(re.baseAddress! + a).storeBytes(of: ra + tr, as: SIMD4<Float>.self)
+                                        UnsafeMutableRawPointer(im.baseAddress! + a).storeBytes(of: ia + ti, as: SIMD4<Float>.self)
+                                        k = 4
+                                    } else if span == 1 {
+                                        // The twiddle is exactly 1: no products needed, the same result.
+                                        let a = start, b = a + 1
+                                        let tr = re[b], ti = im[b]
+                                        re[b] = re[a] - tr; im[b] = im[a] - ti
+                                        re[a] += tr; im[a] += ti
+                                        k = 1
+                                    }
+                                    while k < span {
+                                        let a = start + k, b = a + span
+                                        let tr = re[b] * c[k] - im[b] * s[k], ti = re[b] * s[k] + im[b] * c[k]
+                                        re[b] = re[a] - tr; im[b] = im[a] - ti
+                                        re[a] += tr; im[a] += ti
+                                        k += 1
+                                    }
+                                    start += length
                                 }
-                                start += length
+                                twiddleOffset += 2 * span
+                                length *= 2
                             }
-                            length *= 2
                         }
                         // Split Z into the spectra of the even (E) and odd (O) samples: X = E + W^k·O.
                         for k in 0...half {

@@ -105,22 +105,32 @@ final class Network: @unchecked Sendable {
         for (number, layer) in layers.enumerated() {
             x = UnsafeMutableRawPointer(from).assumingMemoryBound(to: Float.self)
             let column = storage + layer.columns
-            if layer.chunks <= 4 {
-                // Up to 32 outputs stay in registers across the whole input loop.
+            if layer.chunks == 4 {
+                // 32 outputs stay in registers across the whole input loop.
+                let biases = storage + layer.biases
+                var a = biases[0], b = biases[1], c = biases[2], d = biases[3]
+                var weights = column
+                for index in 0..<layer.inputs {
+                    let value = SIMD8<Float>(repeating: x[index])
+                    a += weights[0] * value
+                    b += weights[1] * value
+                    c += weights[2] * value
+                    d += weights[3] * value
+                    weights += 4
+                }
+                to[0] = a; to[1] = b; to[2] = c; to[3] = d
+            } else if layer.chunks <= 2 {
                 let biases = storage + layer.biases
                 var a = biases[0], b = layer.chunks > 1 ? biases[1] : .zero
-                var c = layer.chunks > 2 ? biases[2] : .zero, d = layer.chunks > 3 ? biases[3] : .zero
+                var weights = column
                 for index in 0..<layer.inputs {
-                    let value = SIMD8<Float>(repeating: x[index]), weights = column + index * layer.chunks
+                    let value = SIMD8<Float>(repeating: x[index])
                     a += weights[0] * value
                     if layer.chunks > 1 { b += weights[1] * value }
-                    if layer.chunks > 2 { c += weights[2] * value }
-                    if layer.chunks > 3 { d += weights[3] * value }
+                    weights += layer.chunks
                 }
                 to[0] = a
                 if layer.chunks > 1 { to[1] = b }
-                if layer.chunks > 2 { to[2] = c }
-                if layer.chunks > 3 { to[3] = d }
             } else {
                 for chunk in 0..<layer.chunks { to[chunk] = storage[layer.biases + chunk] }
                 var weights = column
