@@ -26,8 +26,12 @@ let package = Package(
         .library(name: "gstparley", type: .dynamic, targets: ["GstParley"]),
         // Embedding API: elements registered in-process, no .so needed.
         .library(name: "Parley", targets: ["Parley"]),
+        // Writing elements: the typed GStreamer binding and the speech layer.
+        .library(name: "GstKit", targets: ["GstKit"]),
+        .library(name: "ParleySpeech", targets: ["ParleySpeech"]),
         .executable(name: "parley", targets: ["parley"]),
         .executable(name: "parley-embed-example", targets: ["EmbedParley"]),
+        .executable(name: "parley-custom-element-example", targets: ["CustomElement"]),
         .executable(name: "parley-bench", targets: ["ParleyBench"]),
     ],
     dependencies: [
@@ -50,7 +54,11 @@ let package = Package(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CFLAC", path: "Sources/CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .target(name: "ParleyCore", dependencies: ["CCurl", "CFLAC"], path: "Sources/ParleyCore"),
-        .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/GstKit"),
+        // A typed binding of GStreamer and nothing else: no speech, no ParleyCore.
+        .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer"], path: "Sources/GstKit"),
+        // The speech layer: ParleySpeechMeta, speech-start/end events, latency
+        // stamps, the async transform kind and its ordered stage.
+        .target(name: "ParleySpeech", dependencies: ["GstKit", "GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/ParleySpeech"),
         .target(
             name: "GstParley",
             dependencies: ["GstKit"] + elementTargets.map { .target(name: $0) },
@@ -60,7 +68,7 @@ let package = Package(
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
         .target(name: "WhisperEngine", path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),
-        .target(name: "Parley", dependencies: ["GstKit", "GstParley", "ParleyCore"], path: "Sources/Parley"),
+        .target(name: "Parley", dependencies: ["GstKit", "ParleySpeech", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",
             dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", .product(name: "Hummingbird", package: "hummingbird")],
@@ -72,20 +80,24 @@ let package = Package(
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.
         .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
+        // README's "Writing an element": a complete AudioFilter, run by a test.
+        .executableTarget(name: "CustomElement", dependencies: ["Parley", "GstKit"], path: "Examples/CustomElement"),
         .executableTarget(
             name: "ParleyBench",
             dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer", "PocketSphinxEngine", "WhisperEngine"],
             path: "benchmarks/Harness"),
         // A real HTTP server for the faults real providers will not produce on demand.
         .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport"),
+        .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
-        .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT"], path: "Tests/CloudSTTTests"),
+        .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),
+        .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter", "ParleyCore"], path: "Tests/VADSegmenterTests"),
         .testTarget(
             name: "ParleyTests",
-            dependencies: ["Parley", "GstKit", "ParleyCore", "EspeakEngine", "WhisperEngine", "ParleyTestSupport"],
+            dependencies: ["Parley", "GstKit", "ParleySpeech", "ParleyCore", "EspeakEngine", "WhisperEngine", "ParleyTestSupport"],
             path: "Tests/ParleyTests"),
     ] + elementTargets.map {
-        .target(name: $0, dependencies: ["GstKit", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)",
+        .target(name: $0, dependencies: ["GstKit", "ParleySpeech", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)",
                 swiftSettings: optimizedEvenInDebug[$0] ?? [])
     },
     swiftLanguageModes: [.v6]

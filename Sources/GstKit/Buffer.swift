@@ -26,6 +26,21 @@ public final class Buffer: @unchecked Sendable {
         self.init(taking: buffer.transferOwnership())
     }
 
+    /// One buffer holding `parts` back to back, copied once.
+    public convenience init(concatenating parts: [ArraySlice<Int16>]) {
+        let bytes = parts.reduce(0) { $0 + $1.count } * MemoryLayout<Int16>.size
+        self.init(taking: gst_buffer_new_allocate(nil, gsize(bytes), nil)!)
+        withMutableBytes { storage in
+            var offset = 0
+            for part in parts {
+                part.withUnsafeBytes { source in
+                    if source.count > 0 { (storage.baseAddress! + offset).copyMemory(from: source.baseAddress!, byteCount: source.count) }
+                    offset += source.count
+                }
+            }
+        }
+    }
+
     deinit { gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)) }
 
     /// Gives the reference away (to gst_pad_push, which takes it).

@@ -1,135 +1,127 @@
 import CGStreamer
 import GstBridge
 
-/// Which generic bridge class an element is built on.
-public enum ElementKind: Sendable {
-    /// A GstElement with the pads in `PadTemplates`; the element pushes.
-    case element
-    /// A GstBaseSink: preroll, clock sync and EOS handling are the base class's.
-    case sink
-    /// A GstPushSrc producing buffers on its own streaming thread.
-    case source(live: Bool)
-}
+/// An owned reference to any GStreamer element (or bin, or pipeline), with
+/// typed properties: what applications hold, never a C pointer.
+public final class Element: @unchecked Sendable {
+    // @unchecked: GstElement is thread-safe and reference counted.
+    package let pointer: UnsafeMutablePointer<GstElement>
 
-/// Pad templates as caps strings; nil means no such pad.
-public struct PadTemplates: Sendable {
-    public var sink: String?
-    public var src: String?
-    /// A "src_%u" request template (fan-out elements).
-    public var requestSrc: String?
-    public init(sink: String? = nil, src: String? = nil, requestSrc: String? = nil) {
-        self.sink = sink
-        self.src = src
-        self.requestSrc = requestSrc
+    /// Takes ownership of one (non-floating) reference.
+    package init(taking pointer: UnsafeMutablePointer<GstElement>) { self.pointer = pointer }
+    deinit { parley_object_unref(pointer) }
+
+    private var object: UnsafeMutablePointer<GObject> { UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GObject.self) }
+
+    public var name: String { String(cString: parley_object_name(pointer)) }
+
+    /// GObject's reference count: for tests that prove nothing keeps an
+    /// element alive (a leaked reference shows as a count above one).
+    public var referenceCount: Int { Int(object.pointee.ref_count) }
+
+    /// The element of this name inside a bin (gst-launch `name=` or the default name).
+    public func child(named name: String) -> Element? {
+        gst_bin_get_by_name(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstBin.self), name)
+            .map { Element(taking: $0) }
     }
+
+    // MARK: Properties
+
+    /// Reads a property, typed.
+    public func property(_ name: String) -> PropertyValue? { readProperty(UnsafeMutableRawPointer(pointer), name) }
+
+    /// Sets a property from its gst-launch text form ("500", "ptt", "true").
+    public func setProperty(_ name: String, fromString value: String) throws(PropertyValueProblem) {
+        try checkProperty(name, value: value)
+        gst_util_set_object_arg(object, name, value)
+    }
+
+    /// Sets a property from a typed value.
+    public func setProperty(_ name: String, _ value: PropertyValue) throws(PropertyValueProblem) {
+        guard let spec = findProperty(UnsafeMutableRawPointer(pointer), name) else { throw .noSuchProperty }
+        var gvalue = GValue()
+        g_value_init(&gvalue, spec.pointee.value_type)
+        defer { g_value_unset(&gvalue) }
+        GValueIO.write(value, to: &gvalue)
+        if g_param_value_validate(spec, &gvalue) != 0 { throw .outOfRange }
+        g_object_set_property(object, name, &gvalue)
+    }
+
+    /// Whether `value` (gst-launch text) parses and is in range for `name`.
+    public func checkProperty(_ name: String, value: String) throws(PropertyValueProblem) {
+        guard let spec = findProperty(UnsafeMutableRawPointer(pointer), name) else { throw .noSuchProperty }
+        var gvalue = GValue()
+        g_value_init(&gvalue, spec.pointee.value_type)
+        defer { g_value_unset(&gvalue) }
+        guard gst_value_deserialize_with_pspec(&gvalue, value, spec) != 0 else {
+            throw .notParseable(typeName: String(cString: g_type_name(spec.pointee.value_type)))
+        }
+        if g_param_value_validate(spec, &gvalue) != 0 { throw .outOfRange }
+    }
+
+    public func paramInfo(_ name: String) -> ParamInfo? {
+        findProperty(UnsafeMutableRawPointer(pointer), name).map(ParamInfo.init)
+    }
+
+    /// Every property, the inherited ones (name, parent) included.
+    public var propertyNames: [String] { listProperties(ownOnly: false).map(\.name) }
+
+    /// The element's own properties, not GstObject's or a base class's.
+    public var ownProperties: [ParamInfo] { listProperties(ownOnly: true) }
+
+    private func listProperties(ownOnly: Bool) -> [ParamInfo] {
+        let klass = UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class!).assumingMemoryBound(to: GObjectClass.self)
+        var count: guint = 0
+        guard let specs = g_object_class_list_properties(klass, &count) else { return [] }
+        defer { g_free(specs) }
+        let ownType = object.pointee.g_type_instance.g_class.pointee.g_type
+        return (0..<Int(count)).compactMap { index in
+            let spec = specs[index]!
+            return ownOnly && spec.pointee.owner_type != ownType ? nil : ParamInfo(spec)
+        }
+    }
+
+    // MARK: State, events, position
+
+    /// Asks for a state; false if the change failed at once.
+    @discardableResult
+    public func setState(_ state: ElementState) -> Bool {
+        gst_element_set_state(pointer, state.gstValue) != GST_STATE_CHANGE_FAILURE
+    }
+
+    /// Sends EOS into the element (a pipeline hands it to its sources).
+    public func sendEOS() { gst_element_send_event(pointer, gst_event_new_eos()) }
+
+    /// Position in stream time, ns.
+    public var position: UInt64? {
+        var position: gint64 = 0
+        guard gst_element_query_position(pointer, GST_FORMAT_TIME, &position) != 0, position >= 0 else { return nil }
+        return UInt64(position)
+    }
+
+    /// The pipeline's bus (nil for an element outside a pipeline).
+    public var bus: Bus? { gst_element_get_bus(pointer).map { Bus(taking: $0) } }
 }
 
-/// What gst-inspect shows at the top of an element's page.
-public struct ElementMetadata: Sendable {
-    public var factoryName: String
-    public var typeName: String
-    public var longName: String
-    public var klass: String
+/// Why a gst-launch description did not parse.
+public struct LaunchError: Error, Sendable, CustomStringConvertible {
     public var description: String
-    public var author: String
-    public var rank: UInt32
-    public var docURI: String?
-    /// A gst-launch-1.0 line that runs, shown by gst-inspect-1.0 and `parley inspect`.
-    public var example: String?
-
-    public init(factoryName: String, typeName: String, longName: String, klass: String,
-                description: String, author: String = "Parley developers", rank: UInt32 = 0,
-                docURI: String? = nil, example: String? = nil) {
-        self.example = example
-        self.factoryName = factoryName
-        self.typeName = typeName
-        self.longName = longName
-        self.klass = klass
-        self.description = description
-        self.author = author
-        self.rank = rank
-        self.docURI = docURI
-    }
-}
-
-/// The outcome of a state change hook.
-public enum StateChangeResult: Sendable {
-    case success
-    case failure
-    case noPreroll
-    case async
-}
-
-/// A Swift GStreamer element. Conforming types describe themselves with static
-/// data and implement the callbacks of their kind; GstKit creates the GType.
-///
-/// Settings live behind a `Mutex` in the element and are copied out at the
-/// start of each callback; streaming state is touched only from the streaming
-/// thread. Never hold a lock while pushing.
-public protocol Element: AnyObject, Sendable {
-    static var metadata: ElementMetadata { get }
-    static var kind: ElementKind { get }
-    static var pads: PadTemplates { get }
-    static var properties: [PropertySpec] { get }
-
-    init(element: ElementHandle)
-    /// The GstElement this object implements (store the one `init` receives).
-    var element: ElementHandle { get }
-
-    func property(named name: String) -> PropertyValue
-    func setProperty(named name: String, to value: PropertyValue)
-
-    /// Called before (after == false) and after (after == true) the base
-    /// class handles the transition. Set up on NULL→READY, tear down on
-    /// PAUSED→READY / READY→NULL.
-    func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult
-
-    // .element kind
-    func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn
-    func event(pad: Pad, event: Event) -> Bool
-    func query(pad: Pad, query: UnsafeMutablePointer<GstQuery>) -> Bool
-    func padAdded(_ pad: Pad)
-    func padRemoved(_ pad: Pad)
-
-    // .sink and .source kinds
-    func start() -> Bool
-    func stop() -> Bool
-    func render(buffer: Buffer) -> GstFlowReturn
-    /// Return false to drop the event; true lets the base class handle it too.
-    func sinkEvent(_ event: Event) -> Bool
-    func create() -> (GstFlowReturn, Buffer?)
-    func fixate(_ caps: Caps) -> Caps
-    func unlock() -> Bool
-    func unlockStop() -> Bool
 }
 
 extension Element {
-    public static var kind: ElementKind { .element }
-    public static var properties: [PropertySpec] { [] }
-
-    public func property(named name: String) -> PropertyValue {
-        Self.properties.first { $0.name == name }?.defaultValue ?? .int(0)
+    /// Builds a pipeline from a gst-launch-1.0 description.
+    public static func launch(_ description: String) throws(LaunchError) -> Element {
+        Gst.initialize()
+        var error: UnsafeMutablePointer<GError>?
+        let parsed = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
+        if let error {
+            let message = String(cString: error.pointee.message)
+            g_error_free(error)
+            if let parsed { parley_object_unref(parsed) }
+            throw LaunchError(description: message)
+        }
+        guard let parsed else { throw LaunchError(description: "empty pipeline") }
+        gst_object_ref_sink(UnsafeMutableRawPointer(parsed))  // (transfer floating): own it
+        return Element(taking: parsed)
     }
-    public func setProperty(named name: String, to value: PropertyValue) {}
-    public func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult { .success }
-
-    /// Passes buffers through unchanged.
-    public func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
-        element.srcPad?.push(buffer) ?? FlowReturn.ok
-    }
-    public func event(pad: Pad, event: Event) -> Bool { pad.forwardDefault(event, parent: element) }
-    public func query(pad: Pad, query: UnsafeMutablePointer<GstQuery>) -> Bool {
-        pad.queryDefault(query, parent: element)
-    }
-    public func padAdded(_ pad: Pad) {}
-    public func padRemoved(_ pad: Pad) {}
-
-    public func start() -> Bool { true }
-    public func stop() -> Bool { true }
-    public func render(buffer: Buffer) -> GstFlowReturn { FlowReturn.ok }
-    public func sinkEvent(_ event: Event) -> Bool { true }
-    public func create() -> (GstFlowReturn, Buffer?) { (FlowReturn.eos, nil) }
-    public func fixate(_ caps: Caps) -> Caps { Caps(taking: gst_caps_fixate(caps.transferOwnership())) }
-    public func unlock() -> Bool { true }
-    public func unlockStop() -> Bool { true }
 }

@@ -39,6 +39,11 @@ public struct ElementMessageText: Error, Sendable, CustomStringConvertible {
         ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_OPEN_WRITE.rawValue))
     }
 
+    /// GST_RESOURCE_ERROR_NOT_AUTHORIZED: a key or credential was refused.
+    public static func notAuthorized(_ text: String, debug: String? = nil) -> ElementMessageText {
+        ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue))
+    }
+
     public static func stream(_ text: String, debug: String? = nil) -> ElementMessageText {
         ElementMessageText(text, debug: debug, domain: .stream, code: Int32(GST_STREAM_ERROR_FAILED.rawValue))
     }
@@ -49,8 +54,8 @@ public struct ElementMessageText: Error, Sendable, CustomStringConvertible {
 /// The GstElement a Swift element implements. Unowned: the GstElement owns
 /// the Swift object, so the handle is valid for the Swift object's lifetime.
 public struct ElementHandle: @unchecked Sendable {
-    public let pointer: UnsafeMutablePointer<GstElement>
-    public init(_ pointer: UnsafeMutablePointer<GstElement>) { self.pointer = pointer }
+    package let pointer: UnsafeMutablePointer<GstElement>
+    package init(_ pointer: UnsafeMutablePointer<GstElement>) { self.pointer = pointer }
 
     var objectPointer: UnsafeMutablePointer<GstObject> {
         UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstObject.self)

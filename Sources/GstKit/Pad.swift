@@ -2,9 +2,12 @@ import CGStreamer
 import GstBridge
 
 /// A borrowed GstPad (the element that owns it outlives every call).
+///
+/// Pushing is `package`: kinds' drivers push what elements return; elements
+/// (and applications' elements outside this package) never push by hand.
 public struct Pad: @unchecked Sendable, Equatable {
-    public let pointer: UnsafeMutablePointer<GstPad>
-    public init(_ pointer: UnsafeMutablePointer<GstPad>) { self.pointer = pointer }
+    package let pointer: UnsafeMutablePointer<GstPad>
+    package init(_ pointer: UnsafeMutablePointer<GstPad>) { self.pointer = pointer }
 
     public var name: String { String(cString: parley_object_name(pointer)) }
     public var isSink: Bool { gst_pad_get_direction(pointer) == GST_PAD_SINK }
@@ -12,41 +15,35 @@ public struct Pad: @unchecked Sendable, Equatable {
 
     /// Pushes downstream. May block: never call from Swift's cooperative pool.
     @discardableResult
-    public func push(_ buffer: Buffer) -> GstFlowReturn {
-        gst_pad_push(pointer, buffer.transferOwnership())
+    package func push(_ buffer: Buffer) -> FlowResult {
+        FlowResult(gst_pad_push(pointer, buffer.transferOwnership()))
     }
 
     @discardableResult
-    public func push(_ event: Event) -> Bool {
+    package func push(_ event: Event) -> Bool {
         gst_pad_push_event(pointer, event.transferOwnership()) != 0
     }
 
-    /// Sends an event to the pad's peer (upstream for sink pads).
-    @discardableResult
-    public func send(_ event: Event) -> Bool {
-        gst_pad_send_event(pointer, event.transferOwnership()) != 0
-    }
-
     /// What GStreamer would do with the event if the element did not care.
-    public func forwardDefault(_ event: Event, parent: ElementHandle) -> Bool {
+    package func forwardDefault(_ event: Event, parent: ElementHandle) -> Bool {
         gst_pad_event_default(pointer, parent.objectPointer, event.transferOwnership()) != 0
     }
 
-    public func queryDefault(_ query: UnsafeMutablePointer<GstQuery>, parent: ElementHandle) -> Bool {
-        gst_pad_query_default(pointer, parent.objectPointer, query) != 0
+    package func queryDefault(_ query: Query, parent: ElementHandle) -> Bool {
+        gst_pad_query_default(pointer, parent.objectPointer, query.pointer) != 0
     }
 
     /// The caps currently set on the pad.
     public var currentCaps: Caps? { gst_pad_get_current_caps(pointer).map { Caps(taking: $0) } }
 
     /// Asks the peer for the latency upstream of this (sink) pad.
-    public func peerLatency() -> (live: Bool, min: UInt64, max: UInt64)? {
+    public func peerLatency() -> Latency? {
         let query = gst_query_new_latency()!
         defer { gst_mini_object_unref(UnsafeMutableRawPointer(query).assumingMemoryBound(to: GstMiniObject.self)) }
         guard gst_pad_peer_query(pointer, query) != 0 else { return nil }
         var live: gboolean = 0
         var min: GstClockTime = 0, max: GstClockTime = 0
         gst_query_parse_latency(query, &live, &min, &max)
-        return (live != 0, UInt64(min), UInt64(max))
+        return Latency(live: live != 0, min: UInt64(min), max: UInt64(max))
     }
 }

@@ -5,7 +5,7 @@ import GstBridge
 /// description from the type's static data and registers the factory.
 /// `plugin` is the plugin being loaded (or registered statically).
 @discardableResult
-public func registerElement<E: Element>(_ type: E.Type, plugin: OpaquePointer?) -> Bool {
+public func registerElement<E: ElementImpl>(_ type: E.Type, plugin: OpaquePointer?) -> Bool {
     let info = ElementTypeRegistry.classInfo(for: type)
     return parley_element_register(plugin, info) != 0
 }
@@ -13,9 +13,9 @@ public func registerElement<E: Element>(_ type: E.Type, plugin: OpaquePointer?) 
 /// What the bridge needs to create instances of one Swift element type.
 final class ElementTypeBox: @unchecked Sendable {
     // @unchecked: immutable after creation.
-    let type: any Element.Type
+    let type: any ElementImpl.Type
     let propertyNames: [String]
-    init(_ type: any Element.Type) {
+    init(_ type: any ElementImpl.Type) {
         self.type = type
         propertyNames = type.properties.map(\.name)
     }
@@ -23,10 +23,11 @@ final class ElementTypeBox: @unchecked Sendable {
 
 /// One Swift element instance, owned by its GstElement.
 final class InstanceBox {
-    let element: any Element
+    let driver: any ElementDriver
+    var element: any ElementImpl { driver.implementation }
     let propertyNames: [String]
-    init(_ element: any Element, propertyNames: [String]) {
-        self.element = element
+    init(_ driver: any ElementDriver, propertyNames: [String]) {
+        self.driver = driver
         self.propertyNames = propertyNames
     }
 }
@@ -36,11 +37,11 @@ enum ElementTypeRegistry {
     /// keeps pointers into them for the life of the process.
     private static let cache = LockedDictionary<ObjectIdentifier, UnsafeMutablePointer<ParleyElementClassInfo>>()
 
-    static func classInfo<E: Element>(for type: E.Type) -> UnsafeMutablePointer<ParleyElementClassInfo> {
+    static func classInfo<E: ElementImpl>(for type: E.Type) -> UnsafeMutablePointer<ParleyElementClassInfo> {
         cache.value(for: ObjectIdentifier(type)) { makeClassInfo(type) }
     }
 
-    private static func makeClassInfo<E: Element>(_ type: E.Type) -> UnsafeMutablePointer<ParleyElementClassInfo> {
+    private static func makeClassInfo<E: ElementImpl>(_ type: E.Type) -> UnsafeMutablePointer<ParleyElementClassInfo> {
         let metadata = E.metadata
         let specs = E.properties
         let paramSpecs = UnsafeMutablePointer<UnsafeMutablePointer<GParamSpec>?>.allocate(capacity: max(1, specs.count))
@@ -48,7 +49,7 @@ enum ElementTypeRegistry {
         let info = UnsafeMutablePointer<ParleyElementClassInfo>.allocate(capacity: 1)
         var kind = PARLEY_KIND_ELEMENT
         var live = false
-        switch E.kind {
+        switch E.bridgeKind {
         case .element: kind = PARLEY_KIND_ELEMENT
         case .sink: kind = PARLEY_KIND_SINK
         case .source(let isLive): kind = PARLEY_KIND_SOURCE; live = isLive
@@ -77,6 +78,11 @@ enum ElementTypeRegistry {
     }
 }
 
+/// Opens the existential to build the kind's driver for a new instance.
+private func makeDriver<E: ElementImpl>(_ type: E.Type, _ element: ElementHandle) -> any ElementDriver {
+    E.makeDriver(for: E(element: element))
+}
+
 private func instance(_ pointer: gpointer?) -> InstanceBox {
     Unmanaged<InstanceBox>.fromOpaque(pointer!).takeUnretainedValue()
 }
@@ -88,8 +94,8 @@ private nonisolated(unsafe) let bridgeCallbacks: UnsafePointer<ParleyCallbacks> 
     callbacks.initialize(to: ParleyCallbacks(
         create: { context, element in
             let box = Unmanaged<ElementTypeBox>.fromOpaque(context!).takeUnretainedValue()
-            let object = box.type.init(element: ElementHandle(element!))
-            return Unmanaged.passRetained(InstanceBox(object, propertyNames: box.propertyNames)).toOpaque()
+            let driver = makeDriver(box.type, ElementHandle(element!))
+            return Unmanaged.passRetained(InstanceBox(driver, propertyNames: box.propertyNames)).toOpaque()
         },
         destroy: { pointer in
             Unmanaged<InstanceBox>.fromOpaque(pointer!).release()
@@ -105,45 +111,44 @@ private nonisolated(unsafe) let bridgeCallbacks: UnsafePointer<ParleyCallbacks> 
             if let typed = GValueIO.read(value!) { box.element.setProperty(named: name, to: typed) }
         },
         change_state: { pointer, transition, after in
-            switch instance(pointer).element.changeState(transition, after: after != 0) {
-            case .success: GST_STATE_CHANGE_SUCCESS
-            case .failure: GST_STATE_CHANGE_FAILURE
-            case .noPreroll: GST_STATE_CHANGE_NO_PREROLL
-            case .async: GST_STATE_CHANGE_ASYNC
-            }
+            instance(pointer).driver.changeState(StateChange(transition), after: after != 0)
+                ? GST_STATE_CHANGE_SUCCESS : GST_STATE_CHANGE_FAILURE
         },
         chain: { pointer, pad, buffer in
-            instance(pointer).element.chain(pad: Pad(pad!), buffer: Buffer(taking: buffer!))
+            instance(pointer).driver.chain(pad: Pad(pad!), buffer: Buffer(taking: buffer!)).gstValue
         },
         pad_event: { pointer, pad, event in
-            instance(pointer).element.event(pad: Pad(pad!), event: Event(taking: event!)) ? 1 : 0
+            instance(pointer).driver.event(pad: Pad(pad!), event: Event(taking: event!)) ? 1 : 0
         },
         pad_query: { pointer, pad, query in
-            instance(pointer).element.query(pad: Pad(pad!), query: query!) ? 1 : 0
+            instance(pointer).driver.query(pad: Pad(pad!), query: Query(query!)) ? 1 : 0
         },
-        pad_added: { pointer, pad in instance(pointer).element.padAdded(Pad(pad!)) },
-        pad_removed: { pointer, pad in instance(pointer).element.padRemoved(Pad(pad!)) },
-        start: { pointer in instance(pointer).element.start() ? 1 : 0 },
-        stop: { pointer in instance(pointer).element.stop() ? 1 : 0 },
+        pad_added: { pointer, pad in instance(pointer).driver.padAdded(Pad(pad!)) },
+        pad_removed: { pointer, pad in instance(pointer).driver.padRemoved(Pad(pad!)) },
+        start: { pointer in instance(pointer).driver.baseStart() ? 1 : 0 },
+        stop: { pointer in instance(pointer).driver.baseStop() ? 1 : 0 },
         render: { pointer, buffer in
             // The base sink keeps its reference: take one of our own.
             gst_mini_object_ref(UnsafeMutableRawPointer(buffer!).assumingMemoryBound(to: GstMiniObject.self))
-            return instance(pointer).element.render(buffer: Buffer(taking: buffer!))
+            return instance(pointer).driver.render(Buffer(taking: buffer!)).gstValue
         },
         sink_event: { pointer, event in
             // The base class gets the event after us: lend it, do not take it.
             let borrowed = Event(taking: parley_event_ref(event!))
-            return instance(pointer).element.sinkEvent(borrowed) ? 1 : 0
+            return instance(pointer).driver.sinkEvent(borrowed) ? 1 : 0
         },
         create_buffer: { pointer, out in
-            let (flow, buffer) = instance(pointer).element.create()
-            out!.pointee = buffer?.transferOwnership()
-            return flow
+            switch instance(pointer).driver.create() {
+            case .success(let buffer):
+                out!.pointee = buffer.transferOwnership()
+                return GST_FLOW_OK
+            case .failure(let error):
+                out!.pointee = nil
+                return error.gstValue
+            }
         },
-        fixate: { pointer, caps in
-            instance(pointer).element.fixate(Caps(taking: caps!)).transferOwnership()
-        },
-        unlock: { pointer in instance(pointer).element.unlock() ? 1 : 0 },
-        unlock_stop: { pointer in instance(pointer).element.unlockStop() ? 1 : 0 }))
+        fixate: { _, caps in gst_caps_fixate(caps) },
+        unlock: { pointer in instance(pointer).driver.unlock(); return 1 },
+        unlock_stop: { pointer in instance(pointer).driver.unlockStop(); return 1 }))
     return UnsafePointer(callbacks)
 }()

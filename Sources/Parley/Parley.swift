@@ -1,5 +1,5 @@
-import CGStreamer
-import GstBridge
+
+
 import GstKit
 import GstParley
 import Synchronization
@@ -22,12 +22,12 @@ public enum Parley {
 
     /// Registers an application's own elements in this process.
     @discardableResult
-    public static func register(_ types: [any Element.Type]) -> Bool {
+    public static func register(_ types: [any ElementImpl.Type]) -> Bool {
         initialize()
         return types.allSatisfy { registerOne($0) }
     }
 
-    private static func registerOne(_ type: any Element.Type) -> Bool {
+    private static func registerOne(_ type: any ElementImpl.Type) -> Bool {
         registerElement(type, plugin: nil)
     }
 

@@ -1,6 +1,4 @@
-import CGStreamer
 import Foundation
-import GstBridge
 import GstKit
 import ParleyCore
 import Synchronization
@@ -37,8 +35,8 @@ public final class Pipeline: @unchecked Sendable {
     // @unchecked: the GstPipeline is thread-safe; Swift state is behind Mutexes.
     public let events: AsyncStream<PipelineEvent>
     private let continuation: AsyncStream<PipelineEvent>.Continuation
-    private let pipeline: UnsafeMutablePointer<GstElement>
-    private let bus: UnsafeMutablePointer<GstBus>
+    private let pipeline: GstKit.Element
+    private let bus: Bus
     private let watcherDone = DispatchSemaphore(value: 0)
     private let stopped = Flag()
     private let firstError = Mutex<PipelineError?>(nil)
@@ -46,30 +44,22 @@ public final class Pipeline: @unchecked Sendable {
     /// Parses a gst-launch-1.0 style description.
     public init(launch description: String) throws(PipelineError) {
         Parley.initialize()
-        var error: UnsafeMutablePointer<GError>?
-        let parsed = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
-        if let error {
-            let message = String(cString: error.pointee.message)
-            g_error_free(error)
-            if let parsed { parley_object_unref(parsed) }
-            throw .invalidDescription(message)
+        do {
+            pipeline = try GstKit.Element.launch(description)
+        } catch {
+            throw .invalidDescription(error.description)
         }
-        guard let parsed else { throw .invalidDescription("empty pipeline") }
-        pipeline = parsed
-        bus = gst_element_get_bus(parsed)
+        guard let bus = pipeline.bus else { throw .invalidDescription("the description is not a pipeline") }
+        self.bus = bus
         (events, continuation) = AsyncStream.makeStream(of: PipelineEvent.self)
         startWatching()
     }
 
-    deinit {
-        stop()
-        parley_object_unref(UnsafeMutableRawPointer(bus))
-        parley_object_unref(pipeline)
-    }
+    deinit { stop() }
 
     /// Sets the pipeline PLAYING.
     public func play() throws(PipelineError) {
-        if gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if !pipeline.setState(.playing) {
             // The element that failed posted why on the bus; give the watcher
             // a moment to read it so the user sees that, not a generic line.
             for _ in 0..<40 {
@@ -81,21 +71,21 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     public func pause() throws(PipelineError) {
-        if gst_element_set_state(pipeline, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
+        if !pipeline.setState(.paused) {
             throw .stateChangeFailed("the pipeline could not pause")
         }
     }
 
     /// Asks the sources to finish: everything in flight drains, then `.eos` arrives.
     public func sendEOS() {
-        gst_element_send_event(pipeline, gst_event_new_eos())
+        pipeline.sendEOS()
     }
 
     /// Stops the pipeline (NULL state) and ends `events`. Idempotent.
     public func stop() {
         let wasStopped = stopped.testAndSet()
         guard !wasStopped else { return }
-        gst_element_set_state(pipeline, GST_STATE_NULL)
+        pipeline.setState(.null)
         // A bus in NULL state is flushing, so no message can wake the watcher:
         // it polls the stopped flag instead.
         watcherDone.wait()
@@ -128,46 +118,42 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// Position of the pipeline in stream time, ns.
-    public var position: UInt64? {
-        var position: gint64 = 0
-        guard gst_element_query_position(pipeline, GST_FORMAT_TIME, &position) != 0, position >= 0 else { return nil }
-        return UInt64(position)
-    }
+    public var position: UInt64? { pipeline.position }
 
-    /// The element named `name` (gst-launch `name=` or the default name).
-    public func element(named name: String) -> UnsafeMutablePointer<GstElement>? {
-        guard let found = gst_bin_get_by_name(UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self), name) else {
-            return nil
-        }
-        parley_object_unref(found)  // the pipeline keeps it alive
-        return found
-    }
+    /// The element named `name` (gst-launch `name=` or the default name):
+    /// a typed handle with typed properties.
+    public func element(named name: String) -> GstKit.Element? { pipeline.child(named: name) }
 
     /// Sets a property from its string form, as gst-launch would.
     public func set(_ property: String, of elementName: String, to value: String) throws(PipelineError) {
         guard let element = element(named: elementName) else { throw .noSuchElement(elementName) }
-        guard findProperty(UnsafeMutableRawPointer(element), property) != nil else {
-            throw .noSuchProperty(element: elementName, property: property)
+        do {
+            try element.setProperty(property, fromString: value)
+        } catch {
+            switch error {
+            case .noSuchProperty: throw .noSuchProperty(element: elementName, property: property)
+            case .notParseable(let typeName):
+                throw .invalidDescription("\"\(value)\" is not a valid \(typeName) for \(elementName).\(property)")
+            case .outOfRange: throw .invalidDescription("\(value) is out of range for \(elementName).\(property)")
+            }
         }
-        gst_util_set_object_arg(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GObject.self), property, value)
     }
 
     /// Reads a property of an element in the pipeline.
     public func get(_ property: String, of elementName: String) throws(PipelineError) -> PropertyValue {
         guard let element = element(named: elementName) else { throw .noSuchElement(elementName) }
-        guard let value = GstKit.readProperty(UnsafeMutableRawPointer(element), property) else {
+        guard let value = element.property(property) else {
             throw .noSuchProperty(element: elementName, property: property)
         }
         return value
     }
 
     private func startWatching() {
-        let bus = UnsafeSendable(self.bus)
+        let bus = bus
         let thread = Thread { [continuation, watcherDone, stopped, weak self] in
             defer { watcherDone.signal() }
             while !stopped.isSet {
-                guard let message = gst_bus_timed_pop(bus.value, GstClockTime(50 * Gst.millisecond)) else { continue }
-                defer { parley_message_unref(message) }
+                guard let message = bus.pop(timeout: 50 * Gst.millisecond) else { continue }
                 guard let event = Self.translate(message) else { continue }
                 if case .error(let source, let text, let debug) = event {
                     self?.firstError.withLock { $0 = $0 ?? .elementError(source: source, message: text, debug: debug) }
@@ -179,44 +165,17 @@ public final class Pipeline: @unchecked Sendable {
         thread.start()
     }
 
-    private static func translate(_ message: UnsafeMutablePointer<GstMessage>) -> PipelineEvent? {
-        let source = message.pointee.src.map { String(cString: parley_object_name($0)) } ?? ""
-        switch message.pointee.type {
-        case GST_MESSAGE_EOS:
-            return .eos
-        case GST_MESSAGE_INFO:
-            var error: UnsafeMutablePointer<GError>?
-            var debug: UnsafeMutablePointer<gchar>?
-            gst_message_parse_info(message, &error, &debug)
-            _ = takeGString(debug)
-            guard let error else { return nil }
-            defer { g_error_free(error) }
-            return .info(source: source, message: String(cString: error.pointee.message))
-        case GST_MESSAGE_ERROR, GST_MESSAGE_WARNING:
-            var error: UnsafeMutablePointer<GError>?
-            var debug: UnsafeMutablePointer<gchar>?
-            if message.pointee.type == GST_MESSAGE_ERROR {
-                gst_message_parse_error(message, &error, &debug)
-            } else {
-                gst_message_parse_warning(message, &error, &debug)
-            }
-            let text = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            if let error { g_error_free(error) }
-            let details = takeGString(debug)
-            return message.pointee.type == GST_MESSAGE_ERROR
-                ? .error(source: source, message: text, debug: details)
-                : .warning(source: source, message: text, debug: details)
-        case GST_MESSAGE_ELEMENT:
-            guard let structure = gst_message_get_structure(message) else { return nil }
-            return .fromElementMessage(Structure(borrowing: structure), source: source)
-        case GST_MESSAGE_STATE_CHANGED:
-            guard let src = message.pointee.src, gst_object_get_parent(src) == nil else { return nil }
-            var old = GST_STATE_NULL, new = GST_STATE_NULL, pending = GST_STATE_NULL
-            gst_message_parse_state_changed(message, &old, &new, &pending)
-            return .stateChanged(from: String(cString: gst_element_state_get_name(old)),
-                                 to: String(cString: gst_element_state_get_name(new)))
-        default:
-            return nil
+    private static func translate(_ message: Message) -> PipelineEvent? {
+        let source = message.sourceName
+        switch message.view {
+        case .eos: return .eos
+        case .info(let text, _): return .info(source: source, message: text)
+        case .warning(let text, let debug): return .warning(source: source, message: text, debug: debug)
+        case .error(let text, let debug): return .error(source: source, message: text, debug: debug)
+        case .element(let structure): return .fromElementMessage(structure, source: source)
+        case .stateChanged(let from, let to, let isTopLevel):
+            return isTopLevel ? .stateChanged(from: from.description, to: to.description) : nil
+        case .other: return nil
         }
     }
 }

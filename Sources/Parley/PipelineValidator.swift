@@ -1,5 +1,3 @@
-import CGStreamer
-import GstBridge
 import GstKit
 import ParleyCore
 
@@ -19,19 +17,12 @@ public struct PipelineValidator {
             return [error]
         }
         var errors: [PipelineFileError] = []
-        var current: (factory: OpaquePointer, element: UnsafeMutablePointer<GstElement>, token: LaunchToken)?
-        var upstream: (factory: OpaquePointer, token: LaunchToken)?
+        var current: (factory: ElementFactory, element: Element, token: LaunchToken)?
+        var upstream: (factory: ElementFactory, token: LaunchToken)?
         var filter: Caps?
         var linkPending = false
         // After an element that does not exist its properties cannot be checked.
         var skippingProperties = false
-        // Elements and factories are kept until the end: `current` and `upstream` point at them.
-        var created: [UnsafeMutablePointer<GstElement>] = []
-        var factories: [OpaquePointer] = []
-        defer {
-            for element in created { gst_object_unref(UnsafeMutableRawPointer(element)) }
-            for factory in factories { gst_object_unref(UnsafeMutableRawPointer(factory)) }
-        }
 
         for token in tokens {
             let text = token.text
@@ -76,8 +67,8 @@ public struct PipelineValidator {
                 continue
             }
             // An element.
-            guard let factory = gst_element_factory_find(text) else {
-                let names = Self.elementNames()
+            guard let factory = ElementFactory(named: text) else {
+                let names = ElementFactory.allNames
                 let hint = Suggestions.closest(to: text, in: names).map { "; did you mean \"\($0)\"?" } ?? ""
                 errors.append(file.error(.unknownElement, at: token.position, "no element \"\(text)\"\(hint)"))
                 current = nil
@@ -85,21 +76,17 @@ public struct PipelineValidator {
                 skippingProperties = true
                 continue
             }
-            let factoryPointer = factory
-            factories.append(factory)
-            guard let element = gst_element_factory_create(factory, nil) else {
+            guard let element = factory.makeElement() else {
                 errors.append(file.error(.unknownElement, at: token.position, "element \"\(text)\" could not be created"))
                 current = nil
                 continue
             }
-            gst_object_ref_sink(UnsafeMutableRawPointer(element))
-            created.append(element)
-            if linkPending, let upstream, !Self.canLink(upstream.factory, factoryPointer, filter: filter) {
+            if linkPending, let upstream, !upstream.factory.canLink(to: factory, filter: filter) {
                 let via = filter.map { " through \($0)" } ?? ""
                 errors.append(file.error(.unlinkable, at: token.position,
-                    "cannot link \"\(upstream.token.text)\" to \"\(text)\"\(via): no caps in common (\(Self.templateSummary(upstream.factory, GST_PAD_SRC)) → \(Self.templateSummary(factoryPointer, GST_PAD_SINK)))"))
+                    "cannot link \"\(upstream.token.text)\" to \"\(text)\"\(via): no caps in common (\(Self.templateSummary(upstream.factory, .src)) → \(Self.templateSummary(factory, .sink)))"))
             }
-            current = (factoryPointer, element, token)
+            current = (factory, element, token)
             skippingProperties = false
             linkPending = false
             filter = nil
@@ -128,90 +115,36 @@ public struct PipelineValidator {
         var message: String
     }
 
-    private func checkProperty(_ element: UnsafeMutablePointer<GstElement>, factoryName: String,
-                               key: String, value: String) -> Problem? {
-        guard let spec = findProperty(UnsafeMutableRawPointer(element), key) else {
-            let names = Self.propertyNames(element)
-            let hint = Suggestions.closest(to: key, in: names).map { "; did you mean \"\($0)\"?" } ?? ""
-            return Problem(kind: .unknownProperty, message: "element \"\(factoryName)\" has no property \"\(key)\"\(hint)")
+    private func checkProperty(_ element: Element, factoryName: String, key: String, value: String) -> Problem? {
+        do throws(PropertyValueProblem) {
+            try element.checkProperty(key, value: value)
+            return nil
+        } catch {
+            switch error {
+            case .noSuchProperty:
+                let hint = Suggestions.closest(to: key, in: element.propertyNames).map { "; did you mean \"\($0)\"?" } ?? ""
+                return Problem(kind: .unknownProperty, message: "element \"\(factoryName)\" has no property \"\(key)\"\(hint)")
+            case .notParseable(let typeName):
+                return Problem(kind: .badValue, message: "\"\(value)\" is not a valid \(typeName) for \(factoryName).\(key)\(Self.allowed(element.paramInfo(key)?.range))")
+            case .outOfRange:
+                return Problem(kind: .badValue, message: "\(value) is out of range for \(factoryName).\(key)\(Self.allowed(element.paramInfo(key)?.range))")
+            }
         }
-        var gvalue = GValue()
-        g_value_init(&gvalue, spec.pointee.value_type)
-        defer { g_value_unset(&gvalue) }
-        let typeName = String(cString: g_type_name(spec.pointee.value_type))
-        guard gst_value_deserialize_with_pspec(&gvalue, value, spec) != 0 else {
-            return Problem(kind: .badValue, message: "\"\(value)\" is not a valid \(typeName) for \(factoryName).\(key)\(Self.allowed(spec))")
-        }
-        if g_param_value_validate(spec, &gvalue) != 0 {
-            return Problem(kind: .badValue, message: "\(value) is out of range for \(factoryName).\(key)\(Self.allowed(spec))")
-        }
-        return nil
     }
 
     /// " (allowed: 0 to 100)" or " (one of: a, b)" where GStreamer can tell.
-    private static func allowed(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
-        switch ParamSpecRange(spec) {
+    private static func allowed(_ range: ParamRange?) -> String {
+        switch range {
         case .numeric(let minimum, let maximum): " (allowed: \(minimum) to \(maximum))"
         case .oneOf(let nicks): " (one of: \(nicks.joined(separator: ", ")))"
         case nil: ""
         }
     }
 
-    static func elementNames() -> [String] {
-        let list = gst_registry_get_feature_list(gst_registry_get(), gst_element_factory_get_type())
-        defer { gst_plugin_feature_list_free(list) }
-        var names: [String] = []
-        var node = list
-        while let current = node {
-            names.append(String(cString: parley_object_name(current.pointee.data)))
-            node = current.pointee.next
-        }
-        return names
-    }
-
-    static func propertyNames(_ element: UnsafeMutablePointer<GstElement>) -> [String] {
-        let object = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GObject.self)
-        let klass = UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class!).assumingMemoryBound(to: GObjectClass.self)
-        var count: guint = 0
-        guard let specs = g_object_class_list_properties(klass, &count) else { return [] }
-        defer { g_free(specs) }
-        return (0..<Int(count)).map { String(cString: specs[$0]!.pointee.name) }
-    }
-
-    static func templateCaps(_ factory: OpaquePointer, _ direction: GstPadDirection) -> [Caps] {
-        var caps: [Caps] = []
-        var node = gst_element_factory_get_static_pad_templates(factory)
-        while let current = node {
-            let template = current.pointee.data.assumingMemoryBound(to: GstStaticPadTemplate.self)
-            if template.pointee.direction == direction, let templateCaps = gst_static_pad_template_get_caps(template) {
-                caps.append(Caps(taking: templateCaps))
-            }
-            node = UnsafePointer(current.pointee.next)
-        }
-        return caps
-    }
-
-    static func templateSummary(_ factory: OpaquePointer, _ direction: GstPadDirection) -> String {
-        let caps = templateCaps(factory, direction)
-        if caps.isEmpty { return "no \(direction == GST_PAD_SRC ? "src" : "sink") pad" }
+    static func templateSummary(_ factory: ElementFactory, _ direction: PadDirection) -> String {
+        let caps = factory.templateCaps(direction)
+        if caps.isEmpty { return "no \(direction == .src ? "src" : "sink") pad" }
         return caps.map { String($0.description.prefix(60)) }.joined(separator: " | ")
-    }
-
-    static func canLink(_ upstream: OpaquePointer, _ downstream: OpaquePointer, filter: Caps?) -> Bool {
-        let sources = templateCaps(upstream, GST_PAD_SRC)
-        let sinks = templateCaps(downstream, GST_PAD_SINK)
-        for source in sources {
-            for sink in sinks {
-                guard let common = gst_caps_intersect(source.pointer, sink.pointer) else { continue }
-                let both = Caps(taking: common)
-                if let filter {
-                    if both.canIntersect(filter) { return true }
-                } else if gst_caps_is_empty(both.pointer) == 0 {
-                    return true
-                }
-            }
-        }
-        return false
     }
 }
 

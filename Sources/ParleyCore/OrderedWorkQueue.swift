@@ -28,10 +28,16 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         public var maxInFlight: Int
         public var maxPending: Int
         public var policy: QueuePolicy
-        public init(maxInFlight: Int = 2, maxPending: Int = 16, policy: QueuePolicy = .block) {
+        /// Whether every partial output is delivered (a stream of audio
+        /// chunks) rather than only the latest of an item not yet the oldest
+        /// (a transcript growing: each partial supersedes the one before).
+        public var keepsEveryPartial: Bool
+        public init(maxInFlight: Int = 2, maxPending: Int = 16, policy: QueuePolicy = .block,
+                    keepsEveryPartial: Bool = false) {
             self.maxInFlight = max(1, maxInFlight)
             self.maxPending = max(0, maxPending)
             self.policy = policy
+            self.keepsEveryPartial = keepsEveryPartial
         }
     }
 
@@ -318,7 +324,7 @@ public final class OrderedWorkQueue<Output: Sendable, Event: Sendable>: @uncheck
         defer { condition.unlock() }
         guard partialGeneration == generation,
               let index = slots.firstIndex(where: { $0.ticket == ticket }) else { return }
-        if index == 0 {
+        if index == 0 || configuration.keepsEveryPartial {
             slots[index].partials.append(output)
         } else {
             slots[index].partials = [output]  // not yet the oldest: only the latest matters

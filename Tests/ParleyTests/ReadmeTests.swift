@@ -15,6 +15,23 @@ import Testing
         #expect(result.stdout.contains("segment 0: 0 ms to 7100 ms"))
     }
 
+    @Test func theCustomElementExampleScalesTheAudioItIsGiven() async throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("final class Gain: AudioFilter {"))
+        let binary = TestSupport.buildFolder.appendingPathComponent("parley-custom-element-example").path
+        func peak(_ gain: String) async throws -> Int {
+            let result = try await TestSupport.run(binary, [gain])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("buffers 20,"), "\(result.stdout)")
+            let words = result.stdout.split(separator: " ")
+            return Int(words[words.firstIndex(of: "peak")! + 1]) ?? -1
+        }
+        let full = try await peak("1.0")
+        let quarter = try await peak("0.25")
+        #expect(full > 10_000, "a square wave at volume 0.5")
+        #expect(abs(quarter * 4 - full) <= 4, "gain 0.25 gives a quarter of the peak: \(quarter) of \(full)")
+    }
+
     @Test func everyPipelineFileInTheRepositoryValidates() async throws {
         let folder = root.appendingPathComponent("pipelines")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pipeline") }

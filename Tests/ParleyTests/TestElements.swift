@@ -1,10 +1,10 @@
 // Elements that exist only in the tests: a numbered source, an async stage
 // with random service times, and a sink that records what reaches it. They
 // are registered in-process and run in real GStreamer pipelines.
-import CGStreamer
 import Foundation
 import GstKit
 import ParleyCore
+import ParleySpeech
 import Synchronization
 
 /// What the test elements saw, by element name.
@@ -15,6 +15,8 @@ final class TestRecords: Sendable {
         var received: [UInt64] = []
         var statuses: [SpeechStatus] = []
         var maxGap = 0
+        /// Work that saw its task cancelled (a flush or a stop).
+        var cancelled = 0
     }
     private let records = Mutex<[String: Record]>([:])
     func update(_ name: String, _ body: (inout Record) -> Void) {
@@ -26,11 +28,10 @@ final class TestRecords: Sendable {
     func produced(_ name: String) -> Int { record(name).produced }
 }
 
-final class NumberSource: Element {
+final class NumberSource: Source {
     static let metadata = ElementMetadata(
         factoryName: "parleytestsrc", typeName: "ParleyTestNumberSource", longName: "Test number source",
         klass: "Source/Text", description: "Pushes count numbered text buffers")
-    static let kind = ElementKind.source(live: false)
     static let pads = PadTemplates(src: "text/x-raw, format=(string)utf8")
     static let properties = [
         PropertySpec("count", nick: "Count", blurb: "Buffers to push", .int(default: 10, range: 0...1_000_000)),
@@ -71,11 +72,11 @@ final class NumberSource: Element {
         default: count.store(value.int, ordering: .relaxed)
         }
     }
-    func start() -> Bool { next.store(0, ordering: .relaxed); return true }
+    func start() throws(ElementMessageText) { next.store(0, ordering: .relaxed) }
 
-    func create() -> (GstFlowReturn, Buffer?) {
+    func create() throws(FlowError) -> Buffer {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        guard index < count.load(ordering: .relaxed) else { return (FlowReturn.eos, nil) }
+        guard index < count.load(ordering: .relaxed) else { throw .eos }
         if index > 0 && interval.load(ordering: .relaxed) > 0 { usleep(useconds_t(interval.load(ordering: .relaxed) * 1000)) }
         let list = texts.withLock { $0 }
         let buffer = Buffer(string: list.isEmpty ? prefix.withLock { $0 } + "\(index)" : list[index])
@@ -84,28 +85,28 @@ final class NumberSource: Element {
         buffer.pts = UInt64(index) * step
         buffer.duration = step
         TestRecords.shared.update("source") { $0.produced += 1 }
-        return (FlowReturn.ok, buffer)
+        return buffer
     }
 }
 
-final class RandomDelayStage: Element {
+final class RandomDelayStage: AsyncTransform {
     static let metadata = ElementMetadata(
         factoryName: "parleytestasync", typeName: "ParleyTestRandomDelayStage", longName: "Test async stage",
         klass: "Filter/Text", description: "Answers each buffer after a random service time, through AsyncStage")
     static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
-    static let properties = QueueProperties.specs + [
+    static let properties = QueueProperties.specs(defaultMaxInFlight: 2) + [
         PropertySpec("max-service-us", nick: "Max service time", blurb: "Longest random service time",
                      .int(default: 1000, range: 0...10_000_000)),
     ]
 
     struct Settings {
-        var configuration = OrderedWorkQueue<StageOutput, Event>.Configuration()
+        var configuration = QueueProperties.defaults(maxInFlight: 2)
         var maxServiceMicros = 1000
     }
 
     let element: ElementHandle
     private let settings = Mutex(Settings())
-    private let stage: AsyncStage
+    let stage: AsyncStage
     static let log = DebugCategory("parleytestasync", description: "test async stage")
 
     init(element: ElementHandle) {
@@ -116,43 +117,33 @@ final class RandomDelayStage: Element {
     func property(named name: String) -> PropertyValue {
         if let figure = stage.statisticsProperty(name) { return figure }
         let current = settings.withLock { $0 }
-        switch name {
-        case "max-in-flight": return .int(current.configuration.maxInFlight)
-        case "max-pending": return .int(current.configuration.maxPending)
-        case "queue-policy": return .enumeration(QueueProperties.value(current.configuration.policy))
-        case "max-service-us": return .int(current.maxServiceMicros)
-        default: return .int(0)
-        }
+        if let queue = QueueProperties.property(name, of: current.configuration) { return queue }
+        return name == "max-service-us" ? .int(current.maxServiceMicros) : .int(0)
     }
+
+    var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.configuration } }
 
     func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
-            switch name {
-            case "max-in-flight": settings.configuration.maxInFlight = value.int
-            case "max-pending": settings.configuration.maxPending = value.int
-            case "queue-policy": settings.configuration.policy = QueueProperties.policy(value.int)
-            case "max-service-us": settings.maxServiceMicros = value.int
-            default: break
-            }
+            if QueueProperties.set(name, value, in: &settings.configuration) { return }
+            if name == "max-service-us" { settings.maxServiceMicros = value.int }
         }
     }
 
-    func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
-        if transition == GST_STATE_CHANGE_READY_TO_PAUSED && !after {
-            stage.start(settings.withLock { $0.configuration })
-        }
-        if transition == GST_STATE_CHANGE_PAUSED_TO_READY && after { stage.stop() }
-        return .success
-    }
-
-    func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
+    func accept(_ buffer: Buffer) -> [StageWork] {
         let maxService = settings.withLock { $0.maxServiceMicros }
         let id = buffer.offset
         let text = buffer.text
         let pts = buffer.pts
         let source = element.name
-        return stage.submit({
-            if maxService > 0 { try? await Task.sleep(nanoseconds: UInt64.random(in: 0...UInt64(maxService)) * 1000) }
+        return [StageWork({
+            if maxService > 0 {
+                do {
+                    try await Task.sleep(nanoseconds: UInt64.random(in: 0...UInt64(maxService)) * 1000)
+                } catch {
+                    TestRecords.shared.update(source) { $0.cancelled += 1 }
+                }
+            }
             let out = Buffer(string: text)
             out.offset = id
             out.pts = pts
@@ -167,25 +158,20 @@ final class RandomDelayStage: Element {
             out.setSpeechMeta(SpeechMeta(segmentID: id, status: .skipped))
             return StageOutput(buffers: [out], warning: ElementMessageText(
                 "\(source): segment \(id) skipped, queue full (\(reason.rawValue))"))
-        })
-    }
-
-    func event(pad: Pad, event: Event) -> Bool {
-        pad.isSink ? stage.handleSinkEvent(event, pad: pad) : pad.forwardDefault(event, parent: element)
+        })]
     }
 }
 
-final class RecordingSink: Element {
+final class RecordingSink: Sink {
     static let metadata = ElementMetadata(
         factoryName: "parleytestsink", typeName: "ParleyTestRecordingSink", longName: "Test recording sink",
         klass: "Sink/Text", description: "Records the offset and status of every buffer")
-    static let kind = ElementKind.sink
     static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
 
     let element: ElementHandle
     init(element: ElementHandle) { self.element = element }
 
-    func render(buffer: Buffer) -> GstFlowReturn {
+    func render(_ buffer: Buffer) throws(FlowError) {
         let produced = TestRecords.shared.produced("source")
         let status = buffer.speechMeta?.status ?? .final
         TestRecords.shared.update(element.name) { record in
@@ -193,16 +179,14 @@ final class RecordingSink: Element {
             record.statuses.append(status)
             record.maxGap = max(record.maxGap, produced - record.received.count)
         }
-        return FlowReturn.ok
     }
 }
 
 /// Records the timestamps and samples of the audio that reaches it.
-final class AudioRecordingSink: Element {
+final class AudioRecordingSink: Sink {
     static let metadata = ElementMetadata(
         factoryName: "parleytestaudiosink", typeName: "ParleyTestAudioRecordingSink", longName: "Test audio sink",
         klass: "Sink/Audio", description: "Records the span and samples of every audio buffer")
-    static let kind = ElementKind.sink
     static let pads = PadTemplates(sink: "audio/x-raw, format=(string)S16LE, channels=(int)1")
 
     struct Span: Sendable, Equatable {
@@ -216,7 +200,7 @@ final class AudioRecordingSink: Element {
     let element: ElementHandle
     init(element: ElementHandle) { self.element = element }
 
-    func render(buffer: Buffer) -> GstFlowReturn {
+    func render(_ buffer: Buffer) throws(FlowError) {
         let span = Span(pts: buffer.pts, duration: buffer.duration, segment: buffer.speechMeta?.segmentID)
         let samples = buffer.int16Samples
         Self.recorded.withLock { all in
@@ -225,7 +209,6 @@ final class AudioRecordingSink: Element {
             entry.samples += samples
             all[element.name] = entry
         }
-        return FlowReturn.ok
     }
 
     static func take(_ name: String) -> (spans: [Span], samples: [Int16]) {
@@ -234,25 +217,15 @@ final class AudioRecordingSink: Element {
 }
 
 /// Request-pad fan-out: every buffer goes to every src_%u pad.
-final class FanOut: Element {
+final class TestFanOut: FanOut {
     static let metadata = ElementMetadata(
         factoryName: "parleytestfanout", typeName: "ParleyTestFanOut", longName: "Test fan-out",
         klass: "Generic", description: "Copies each buffer to every requested src pad")
     static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", requestSrc: "text/x-raw, format=(string)utf8")
 
     let element: ElementHandle
-    private let outputs = Mutex<[Pad]>([])
     init(element: ElementHandle) { self.element = element }
-
-    func padAdded(_ pad: Pad) { outputs.withLock { $0.append(pad) } }
-    func padRemoved(_ pad: Pad) { outputs.withLock { $0.removeAll { $0 == pad } } }
-
-    func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
-        let targets = outputs.withLock { $0 }  // never push under the lock
-        for target in targets { target.push(buffer) }
-        return FlowReturn.ok
-    }
 }
 
-let testElements: [any Element.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self,
-                                        AudioRecordingSink.self, FanOut.self]
+let testElements: [any ElementImpl.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self,
+                                            AudioRecordingSink.self, TestFanOut.self]

@@ -1,14 +1,12 @@
-import CGStreamer
 import GstKit
 import ParleyCore
 import Synchronization
 
 /// A sink that notes when the first buffer arrived and how much audio came.
-final class TimingSink: Element {
+final class TimingSink: Sink {
     static let metadata = ElementMetadata(
         factoryName: "parleytimingsink", typeName: "ParleyBenchTimingSink", longName: "Timing sink",
         klass: "Sink/Audio", description: "Records first-buffer time and audio length for benchmarks")
-    static let kind = ElementKind.sink
     static let pads = PadTemplates(sink: "audio/x-raw")
 
     struct Figures: Sendable {
@@ -20,7 +18,7 @@ final class TimingSink: Element {
     let element: ElementHandle
     init(element: ElementHandle) { self.element = element }
 
-    func render(buffer: Buffer) -> GstFlowReturn {
+    func render(_ buffer: Buffer) throws(FlowError) {
         let now = MonotonicClock.nanoseconds()
         let size = buffer.size
         Self.figures.withLock { all in
@@ -29,7 +27,6 @@ final class TimingSink: Element {
             entry.bytes += size
             all[element.name] = entry
         }
-        return FlowReturn.ok
     }
 
     static func take(_ name: String) -> Figures {

@@ -22,15 +22,46 @@
 // e.g. a self-hosted faster-whisper server) speak `/v1/audio/transcriptions`
 // over libcurl with retries (429 after Retry-After, 5xx, resets). A rejected
 // key is a fatal error naming the variable, never the key.
-import CGStreamer
 import Foundation
 import GstKit
 import ParleyCore
+import ParleySpeech
 import PocketSphinxEngine
 import Synchronization
 import WhisperEngine
 
-public final class CloudSTTElement: Element {
+/// What the provider answers with (`response-format`).
+public enum STTResponseFormat: Int, Sendable, CaseIterable {
+    case json = 0, verboseJSON = 1, text = 2
+
+    var wireName: String {
+        switch self {
+        case .json: "json"
+        case .verboseJSON: "verbose_json"
+        case .text: "text"
+        }
+    }
+
+    static let values = [
+        EnumValue(json.rawValue, "json", "{\"text\": ...}"),
+        EnumValue(verboseJSON.rawValue, "verbose_json", "Text, language and segments with no-speech probabilities"),
+        EnumValue(text.rawValue, "text", "Plain text"),
+    ]
+}
+
+/// How segments are uploaded (`upload-format`).
+public enum UploadFormat: Int, Sendable, CaseIterable {
+    case wav = 0, flac = 1
+
+    var wireName: String { self == .flac ? "flac" : "wav" }
+
+    static let values = [
+        EnumValue(wav.rawValue, "wav", "16-bit PCM WAV"),
+        EnumValue(flac.rawValue, "flac", "FLAC (libFLAC), lossless"),
+    ]
+}
+
+public final class CloudSTTElement: AsyncTransform {
     public static let DEFAULT_PROVIDER = STTProvider.local
     public static let DEFAULT_LANGUAGE = "en"
     public static let DEFAULT_MIN_SEGMENT_MS = 100
@@ -41,12 +72,14 @@ public final class CloudSTTElement: Element {
     public static let DEFAULT_PROMPT = ""
     public static let DEFAULT_CONTEXT_PROMPT = false
     public static let DEFAULT_TEMPERATURE = 0.0
-    public static let DEFAULT_RESPONSE_FORMAT = 0  // json
+    public static let DEFAULT_RESPONSE_FORMAT = STTResponseFormat.json
     public static let DEFAULT_TIMEOUT_MS = 30_000
-    public static let DEFAULT_UPLOAD_FORMAT = 0  // wav
+    public static let DEFAULT_UPLOAD_FORMAT = UploadFormat.wav
     public static let DEFAULT_MAX_RETRIES = 2
     public static let DEFAULT_LOCAL_ENGINE = STTProvider.LocalEngine.auto
     public static let DEFAULT_LOCAL_THREADS = 0
+    /// One request at a time: the local engines are serial, and context-prompt is exact.
+    public static let DEFAULT_MAX_IN_FLIGHT = 1
 
     public static let metadata = ElementMetadata(
         factoryName: "cloudstt", typeName: "GstParleyCloudSTT",
@@ -77,16 +110,11 @@ public final class CloudSTTElement: Element {
         PropertySpec("temperature", nick: "Temperature", blurb: "Sampling temperature sent to the provider",
                      .double(default: DEFAULT_TEMPERATURE, range: 0...1)),
         PropertySpec("response-format", nick: "Response format", blurb: "What the provider answers with",
-                     .enumeration(typeName: "GstParleySTTResponseFormat", values: [
-                        EnumValue(0, "json", "{\"text\": ...}"),
-                        EnumValue(1, "verbose_json", "Text, language and segments with no-speech probabilities"),
-                        EnumValue(2, "text", "Plain text"),
-                     ], default: DEFAULT_RESPONSE_FORMAT)),
+                     .enumeration(typeName: "GstParleySTTResponseFormat", values: STTResponseFormat.values,
+                                  default: DEFAULT_RESPONSE_FORMAT.rawValue)),
         PropertySpec("upload-format", nick: "Upload format", blurb: "How segments are uploaded; FLAC is about half the bytes",
-                     .enumeration(typeName: "GstParleySTTUploadFormat", values: [
-                        EnumValue(0, "wav", "16-bit PCM WAV"),
-                        EnumValue(1, "flac", "FLAC (libFLAC), lossless"),
-                     ], default: DEFAULT_UPLOAD_FORMAT)),
+                     .enumeration(typeName: "GstParleySTTUploadFormat", values: UploadFormat.values,
+                                  default: DEFAULT_UPLOAD_FORMAT.rawValue)),
         PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
@@ -111,7 +139,7 @@ public final class CloudSTTElement: Element {
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
         PropertySpec("results-failed", nick: "Failed results", blurb: "Segments the provider could not transcribe",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-    ] + QueueProperties.specs
+    ] + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
     static let log = DebugCategory("cloudstt", description: "Parley speech to text")
 
@@ -132,14 +160,14 @@ public final class CloudSTTElement: Element {
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
-        var queue = AsyncStage.Queue.Configuration(maxInFlight: 1)
+        var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
     public let element: ElementHandle
     let settings = Mutex(Settings())
     private let segments = Mutex(SegmentCollector())
     let transcriber = Mutex<(any Transcriber)?>(nil)
-    let stage: AsyncStage
+    public let stage: AsyncStage
     let counters = ResultCounters()
     let keyRejected = Flag()
     /// The last final transcript, for context-prompt.
@@ -150,9 +178,12 @@ public final class CloudSTTElement: Element {
         stage = AsyncStage(element: element, log: Self.log)
     }
 
+    public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
+
     public func property(named name: String) -> PropertyValue {
         if let figure = stage.statisticsProperty(name) { return figure }
         let current = settings.withLock { $0 }
+        if let queue = QueueProperties.property(name, of: current.queue) { return queue }
         switch name {
         case "provider": return .enumeration(current.provider.rawValue)
         case "base-url": return .string(current.baseURL)
@@ -161,9 +192,9 @@ public final class CloudSTTElement: Element {
         case "prompt": return .string(current.prompt)
         case "context-prompt": return .bool(current.contextPrompt)
         case "temperature": return .double(current.temperature)
-        case "response-format": return .enumeration(current.responseFormat)
+        case "response-format": return .enumeration(current.responseFormat.rawValue)
         case "timeout-ms": return .int(current.timeoutMs)
-        case "upload-format": return .enumeration(current.uploadFormat)
+        case "upload-format": return .enumeration(current.uploadFormat.rawValue)
         case "max-retries": return .int(current.maxRetries)
         case "local-engine": return .enumeration(current.localEngine.rawValue)
         case "local-threads": return .int(current.localThreads)
@@ -173,15 +204,13 @@ public final class CloudSTTElement: Element {
         case "results-final": return .uint64(counters.final.load(ordering: .relaxed))
         case "results-skipped": return .uint64(counters.skipped.load(ordering: .relaxed))
         case "results-failed": return .uint64(counters.failed.load(ordering: .relaxed))
-        case "max-in-flight": return .int(current.queue.maxInFlight)
-        case "max-pending": return .int(current.queue.maxPending)
-        case "queue-policy": return .enumeration(QueueProperties.value(current.queue.policy))
         default: return .int(0)
         }
     }
 
     public func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
+            if QueueProperties.set(name, value, in: &settings.queue) { return }
             switch name {
             case "provider": settings.provider = STTProvider(rawValue: value.int) ?? Self.DEFAULT_PROVIDER
             case "base-url": settings.baseURL = value.string ?? ""
@@ -190,53 +219,48 @@ public final class CloudSTTElement: Element {
             case "prompt": settings.prompt = value.string ?? ""
             case "context-prompt": settings.contextPrompt = value.bool
             case "temperature": settings.temperature = value.double
-            case "response-format": settings.responseFormat = value.int
+            case "response-format": settings.responseFormat = STTResponseFormat(rawValue: value.int) ?? Self.DEFAULT_RESPONSE_FORMAT
             case "timeout-ms": settings.timeoutMs = value.int
-            case "upload-format": settings.uploadFormat = value.int
+            case "upload-format": settings.uploadFormat = UploadFormat(rawValue: value.int) ?? Self.DEFAULT_UPLOAD_FORMAT
             case "max-retries": settings.maxRetries = value.int
             case "local-engine": settings.localEngine = STTProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
             case "local-threads": settings.localThreads = value.int
             case "language": settings.language = value.string ?? ""
             case "min-segment-ms": settings.minSegmentMs = value.int
             case "max-segment-ms": settings.maxSegmentMs = value.int
-            case "max-in-flight": settings.queue.maxInFlight = value.int
-            case "max-pending": settings.queue.maxPending = value.int
-            case "queue-policy": settings.queue.policy = QueueProperties.policy(value.int)
             default: break
             }
         }
     }
 
-    public func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
-        switch (transition, after) {
-        case (GST_STATE_CHANGE_NULL_TO_READY, false):
-            let current = settings.withLock { $0 }
-            do {
-                let element = element
-                let made = try current.provider.makeTranscriber(current, environment: ProcessInfo.processInfo.environment) {
-                    Self.report($0, to: element)
-                }
-                transcriber.withLock { $0 = made }
-                element.postInfo(ElementMessageText("provider \(made.name)"))
-            } catch {
-                element.postError(.settings("\(error)", debug: "property provider"))
-                return .failure
+    public func open() throws(ElementMessageText) {
+        let current = settings.withLock { $0 }
+        let element = element
+        let made: any Transcriber
+        do {
+            made = try current.provider.makeTranscriber(current, environment: ProcessInfo.processInfo.environment) {
+                Self.report($0, to: element)
             }
-        case (GST_STATE_CHANGE_READY_TO_PAUSED, false):
-            counters.reset()
-            keyRejected.set(false)
-            previousTranscript.withLock { $0 = "" }
-            segments.withLock { $0 = SegmentCollector() }
-            stage.start(settings.withLock { $0.queue })
-        case (GST_STATE_CHANGE_PAUSED_TO_READY, true):
-            stage.stop()
-        case (GST_STATE_CHANGE_READY_TO_NULL, true):
-            transcriber.withLock { $0 }?.shutdown()
-            transcriber.withLock { $0 = nil }
-        default:
-            break
+        } catch {
+            throw .settings("\(error)", debug: "property provider")
         }
-        return .success
+        transcriber.withLock { $0 = made }
+        element.postInfo(ElementMessageText("provider \(made.name)"))
+    }
+
+    public func start() throws(ElementMessageText) {
+        counters.reset()
+        keyRejected.set(false)
+        previousTranscript.withLock { $0 = "" }
+        segments.withLock { $0 = SegmentCollector() }
+    }
+
+    public func close() {
+        let made = transcriber.withLock { made in
+            defer { made = nil }
+            return made
+        }
+        made?.shutdown()
     }
 
     /// The Whisper worker's life, on the bus: its death is a warning (the
@@ -253,38 +277,26 @@ public final class CloudSTTElement: Element {
         }
     }
 
-    public func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
+    public func accept(_ buffer: Buffer) -> [StageWork] {
         let maxSegmentMs = settings.withLock { $0.maxSegmentMs }
         let samples = buffer.int16Samples
         let ready = segments.withLock { $0.append(samples, pts: buffer.pts, maxSegmentMs: maxSegmentMs) }
-        guard let ready else { return FlowReturn.ok }
-        return submit(ready)
+        return ready.map { [work(for: $0)] } ?? []
     }
 
-    public func event(pad: Pad, event: Event) -> Bool {
-        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
-        switch event.type {
-        case GST_EVENT_CAPS:
-            if let caps = event.caps, let format = AudioFormat(caps: caps) {
-                segments.withLock { $0.rate = format.rate }
-            }
-            return true  // audio caps stay here; text caps go out after stream-start
-        case GST_EVENT_STREAM_START:
-            let forwarded = stage.forward(event)
-            stage.forward(Event.caps(Caps("text/x-raw, format=utf8")!))
-            return forwarded
-        case GST_EVENT_FLUSH_STOP:
+    public func sinkEvent(_ event: Event) -> [StageWork] {
+        switch event.view {
+        case .caps(let caps):
+            if let format = AudioFormat(caps: caps) { segments.withLock { $0.rate = format.rate } }
+            return []
+        case .flushStop:
             segments.withLock { $0 = SegmentCollector(rate: $0.rate) }
-            return stage.handleSinkEvent(event, pad: pad)
-        case GST_EVENT_EOS:
-            if let pending = segments.withLock({ $0.finish() }) { _ = submit(pending) }
-            return stage.forward(event)
+            return []
+        case .eos:
+            return segments.withLock { $0.finish() }.map { [work(for: $0)] } ?? []
         default:
-            if let boundary = SpeechBoundary(event) {
-                let ready = segments.withLock { $0.boundary(boundary) }
-                for segment in ready { _ = submit(segment) }
-            }
-            return stage.handleSinkEvent(event, pad: pad)
+            guard let boundary = SpeechBoundary(event) else { return [] }
+            return segments.withLock { $0.boundary(boundary) }.map { work(for: $0) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import GstKit
+import ParleySpeech
 import ParleyCore
 
 /// The audio of one segment, and what the VAD said about it.

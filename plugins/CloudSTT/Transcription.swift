@@ -1,7 +1,7 @@
-import CGStreamer
 import Foundation
 import GstKit
 import ParleyCore
+import ParleySpeech
 import Synchronization
 
 /// Results by status, readable as properties.
@@ -27,8 +27,9 @@ final class ResultCounters: Sendable {
 }
 
 extension CloudSTTElement {
-    /// Queues the transcription of one segment; its result keeps its place in order.
-    func submit(_ segment: SpeechSegment) -> GstFlowReturn {
+    /// The transcription of one segment, as work for the stage; its result
+    /// keeps its place in order.
+    func work(for segment: SpeechSegment) -> StageWork {
         let current = settings.withLock { $0 }
         let provider = transcriber.withLock { $0 }
         let counters = counters
@@ -36,8 +37,7 @@ extension CloudSTTElement {
         let tooShort = segment.duration < UInt64(current.minSegmentMs) * Gst.millisecond
         let keyRejected = keyRejected
         let previousTranscript = UnsafeSendable(self)
-        let formats = ["json", "verbose_json", "text"]
-        return stage.submit(progressive: { emit in
+        return StageWork(progressive: { emit in
             if tooShort {
                 return Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,
                                    warning: "\(name): segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
@@ -59,9 +59,9 @@ extension CloudSTTElement {
             }
             let request = TranscriptionRequest(
                 samples: segment.samples, rate: segment.rate, language: current.language, prompt: prompt,
-                temperature: current.temperature, responseFormat: formats[min(current.responseFormat, 2)],
+                temperature: current.temperature, responseFormat: current.responseFormat.wireName,
                 model: current.model.isEmpty ? current.provider.defaultModel : current.model,
-                uploadFormat: current.uploadFormat == 1 ? "flac" : "wav")
+                uploadFormat: current.uploadFormat.wireName)
             do throws(TranscriberFailure) {
                 let transcription = try await provider.transcribe(request, onPartial: { text in
                     emit(Self.result(segment, text: text, status: .partial, language: current.language, counters: counters))
@@ -79,9 +79,9 @@ extension CloudSTTElement {
                     warning: "\(name): provider \(provider.name) failed on segment \(segment.id) after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s"): \(error.error)")
                 if case .unauthorized = error.error, let remote = provider as? OpenAICompatibleTranscriber {
                     keyRejected.set()  // later segments must not send the same key again
-                    output.error = ElementMessageText(
+                    output.error = .notAuthorized(
                         "\(remote.keyVariable) was rejected by \(remote.host): check the key, or use provider=local",
-                        debug: error.error.description, domain: .resource, code: Int32(GST_RESOURCE_ERROR_NOT_AUTHORIZED.rawValue))
+                        debug: error.error.description)
                 }
                 return output
             }

@@ -22,16 +22,24 @@ public struct EspeakVoice: Sendable, Equatable {
 /// How to speak.
 public struct SpeechParameters: Sendable, Equatable {
     /// A voice name, language or identifier; empty = by `language`.
-    public var voice = ""
+    public var voice: String
     /// BCP-47 language used when `voice` is empty.
     public var language = "en"
-    public var rate = 175
-    public var pitch = 50
-    public var volume = 100
+    public var rate: Int
+    public var pitch: Int
+    public var volume: Int
     /// Pause between words, in units of 10 ms at the default rate.
-    public var wordGap = 0
-    public var ssml = false
-    public init() {}
+    public var wordGap: Int
+    public var ssml: Bool
+    /// No defaults here: the elements' `DEFAULT_*` constants (EspeakSettings) are the one place they are stated.
+    public init(voice: String, rate: Int, pitch: Int, volume: Int, wordGap: Int, ssml: Bool) {
+        self.voice = voice
+        self.rate = rate
+        self.pitch = pitch
+        self.volume = volume
+        self.wordGap = wordGap
+        self.ssml = ssml
+    }
 }
 
 /// What synthesis reports besides audio.

@@ -9,7 +9,8 @@ public struct EspeakSettings: Sendable {
     public static let DEFAULT_GAP = 0
     public static let DEFAULT_SSML = false
 
-    public var parameters = SpeechParameters()
+    public var parameters = SpeechParameters(voice: DEFAULT_VOICE, rate: DEFAULT_RATE, pitch: DEFAULT_PITCH,
+                                             volume: DEFAULT_VOLUME, wordGap: DEFAULT_GAP, ssml: DEFAULT_SSML)
     public init() {}
 
     public static let specs = [

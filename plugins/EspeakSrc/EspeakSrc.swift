@@ -5,14 +5,13 @@
 //         ! audioconvert ! wavenc ! filesink location=go.wav
 //
 // Audio streams out as espeak-ng makes it, then EOS.
-import CGStreamer
 import EspeakEngine
 import Foundation
 import GstKit
 import ParleyCore
 import Synchronization
 
-public final class EspeakSrcElement: Element {
+public final class EspeakSrcElement: Source {
     public static let DEFAULT_TEXT = "Hello from Parley."
 
     public static let metadata = ElementMetadata(
@@ -20,7 +19,6 @@ public final class EspeakSrcElement: Element {
         longName: "espeak-ng speech source", klass: "Source/Audio",
         description: "Speaks its text property with espeak-ng",
         example: "gst-launch-1.0 espeaksrc text=\"go forward ten meters\" ! audioconvert ! wavenc ! filesink location=go.wav")
-    public static let kind = ElementKind.source(live: false)
     public static let pads = PadTemplates(
         src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)22050")
     public static let properties = [
@@ -55,13 +53,12 @@ public final class EspeakSrcElement: Element {
         }
     }
 
-    public func start() -> Bool {
+    public func start() throws(ElementMessageText) {
         let current = settings.withLock { $0 }
         do {
             try EspeakSettings.checkEngine(voice: current.speech.parameters.voice)
         } catch {
-            element.postError(.settings(error.description, debug: "property voice"))
-            return false
+            throw .settings(error.description, debug: "property voice")
         }
         let queue = BlockingQueue<Chunk>()
         chunks.withLock { $0 = queue }
@@ -79,25 +76,22 @@ public final class EspeakSrcElement: Element {
             }
             queue.close()
         }
-        return true
     }
 
-    public func stop() -> Bool {
+    public func stop() {
         stopRequested.set()
         chunks.withLock { $0?.close() }
-        return true
     }
 
-    public func unlock() -> Bool {
+    public func unlock() {
         // Flushing: wake create() without losing the stream position.
         stopRequested.set()
         chunks.withLock { $0?.close() }
-        return true
     }
 
-    public func create() -> (GstFlowReturn, Buffer?) {
+    public func create() throws(FlowError) -> Buffer {
         guard let queue = chunks.withLock({ $0 }), let chunk = queue.take() else {
-            return (stopRequested.isSet ? FlowReturn.flushing : FlowReturn.eos, nil)
+            throw stopRequested.isSet ? .flushing : .eos
         }
         let rate = UInt64(EspeakEngine.shared.sampleRate)
         let before = produced.add(UInt64(chunk.samples.count), ordering: .relaxed).oldValue
@@ -105,6 +99,6 @@ public final class EspeakSrcElement: Element {
         buffer.pts = before * Gst.second / rate
         buffer.duration = (before + UInt64(chunk.samples.count)) * Gst.second / rate - buffer.pts
         buffer.offset = before
-        return (FlowReturn.ok, buffer)
+        return buffer
     }
 }

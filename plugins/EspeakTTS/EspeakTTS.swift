@@ -13,21 +13,32 @@
 // stream's language tag. `parley/tts-word` and `parley/tts-sentence`
 // messages mark each word and sentence (offset in stream time, position in
 // the text), so an application can highlight what is being spoken.
-import CGStreamer
+//
+// It is an async transform: each result is one piece of work on the
+// framework's ordered stage (one at a time: espeak-ng is process-global),
+// whose audio chunks leave as partial outputs while it is synthesized.
 import EspeakEngine
 import Foundation
 import GstKit
 import ParleyCore
+import ParleySpeech
 import Synchronization
 
 public enum OverlapPolicy: Int, Sendable {
     case queue = 0
     case interrupt = 1
+
+    static let values = [
+        EnumValue(queue.rawValue, "queue", "Speak it after the current speech"),
+        EnumValue(interrupt.rawValue, "interrupt", "Cut the current speech and speak it now (barge-in)"),
+    ]
 }
 
-public final class EspeakTTSElement: Element {
+public final class EspeakTTSElement: AsyncTransform {
     // Voice, rate, pitch, volume, gap and ssml: see EspeakSettings' DEFAULT_*.
     public static let DEFAULT_OVERLAP = OverlapPolicy.queue
+    /// Results waiting to be spoken before the streaming thread waits.
+    static let maxWaitingResults = 32
 
     public static let metadata = ElementMetadata(
         factoryName: "espeaktts", typeName: "GstParleyEspeakTTS",
@@ -40,10 +51,7 @@ public final class EspeakTTSElement: Element {
 
     public static let properties = EspeakSettings.specs + [
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
-                     .enumeration(typeName: "GstParleyTTSOverlap", values: [
-                        EnumValue(0, "queue", "Speak it after the current speech"),
-                        EnumValue(1, "interrupt", "Cut the current speech and speak it now (barge-in)"),
-                     ], default: DEFAULT_OVERLAP.rawValue)),
+                     .enumeration(typeName: "GstParleyTTSOverlap", values: OverlapPolicy.values, default: DEFAULT_OVERLAP.rawValue)),
         PropertySpec("utterances", nick: "Utterances", blurb: "Results spoken since the element started",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ]
@@ -55,20 +63,40 @@ public final class EspeakTTSElement: Element {
         var overlap = DEFAULT_OVERLAP
     }
 
+    /// Where the spoken output stands; replaced whole on start and flush.
+    struct Timeline {
+        /// Stream time at which the last speech ended.
+        var nextFree: UInt64 = 0
+        /// The stream's language from its tags, used when neither the voice
+        /// property nor the meta says.
+        var streamLanguage = ""
+    }
+
     public let element: ElementHandle
+    public let stage: AsyncStage
     private let settings = Mutex(Settings())
-    private let speaker: Speaker
+    private let timeline = Mutex(Timeline())
+    /// Bumped by a barge-in or a flush: speech of an older generation stops.
+    private let generation = Atomic<UInt64>(0)
+    private let spoken = Atomic<UInt64>(0)
+    /// Results accepted: numbers results that carry no speech meta.
+    private let accepted = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) {
         self.element = element
-        speaker = Speaker(element: element, log: Self.log)
+        stage = AsyncStage(element: element, log: Self.log)
+    }
+
+    public var queueConfiguration: AsyncStage.Queue.Configuration {
+        AsyncStage.Queue.Configuration(maxInFlight: 1, maxPending: Self.maxWaitingResults, policy: .block,
+                                       keepsEveryPartial: true)
     }
 
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         switch name {
         case "overlap": return .enumeration(current.overlap.rawValue)
-        case "utterances": return .uint64(speaker.utterances)
+        case "utterances": return .uint64(spoken.load(ordering: .relaxed))
         default: return current.speech.property(named: name)
         }
     }
@@ -80,55 +108,157 @@ public final class EspeakTTSElement: Element {
         }
     }
 
-    public func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
-        switch (transition, after) {
-        case (GST_STATE_CHANGE_NULL_TO_READY, false):
-            let voice = settings.withLock { $0.speech.parameters.voice }
-            do {
-                try EspeakSettings.checkEngine(voice: voice)
-            } catch {
-                element.postError(.settings(error.description, debug: "property voice"))
-                return .failure
-            }
-            Self.log.info("espeak-ng at \(EspeakEngine.shared.sampleRate) Hz, voice \(voice.isEmpty ? "by language" : voice)", object: element)
-        case (GST_STATE_CHANGE_READY_TO_PAUSED, false):
-            speaker.start()
-        case (GST_STATE_CHANGE_PAUSED_TO_READY, true):
-            speaker.stop()
+    public func open() throws(ElementMessageText) {
+        let voice = settings.withLock { $0.speech.parameters.voice }
+        do {
+            try EspeakSettings.checkEngine(voice: voice)
+        } catch {
+            throw .settings(error.description, debug: "property voice")
+        }
+        Self.log.info("espeak-ng at \(EspeakEngine.shared.sampleRate) Hz, voice \(voice.isEmpty ? "by language" : voice)", object: element)
+    }
+
+    public func start() throws(ElementMessageText) {
+        spoken.store(0, ordering: .relaxed)
+        accepted.store(0, ordering: .relaxed)
+        timeline.withLock { $0 = Timeline() }
+    }
+
+    public func accept(_ buffer: Buffer) -> [StageWork] {
+        let number = accepted.add(1, ordering: .relaxed).oldValue
+        // A result with no meta (plain text) is numbered in arrival order.
+        let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
+        if meta.status != .final { return [] }
+        let current = settings.withLock { $0 }
+        let text = buffer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return [] }
+        let myGeneration = current.overlap == .interrupt
+            ? generation.add(1, ordering: .relaxed).newValue : generation.load(ordering: .relaxed)
+        return [work(Utterance(text: text, pts: buffer.pts, meta: meta, parameters: current.speech.parameters,
+                               receivedAt: MonotonicClock.nanoseconds(), generation: myGeneration))]
+    }
+
+    public func sinkEvent(_ event: Event) -> [StageWork] {
+        switch event.view {
+        case .tag(let language?):
+            timeline.withLock { $0.streamLanguage = language }
+        case .flushStart:
+            generation.add(1, ordering: .relaxed)
+        case .flushStop:
+            timeline.withLock { $0.nextFree = 0 }
         default:
             break
         }
-        return .success
+        return []
     }
 
-    public func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
-        let meta = buffer.speechMeta
-        if let status = meta?.status, status != .final { return FlowReturn.ok }
-        let current = settings.withLock { $0 }
-        let text = buffer.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { return FlowReturn.ok }
-        let job = Speaker.Job(text: text, pts: buffer.pts, meta: meta, parameters: current.speech.parameters,
-                              receivedAt: MonotonicClock.nanoseconds())
-        return speaker.speak(job, interrupt: current.overlap == .interrupt)
+    /// Keeps the input's time domain when it has one; text read from a file
+    /// comes in bytes, and is spoken from 0.
+    public func outputEvent(for event: Event) -> Event {
+        guard case .segment(let segment) = event.view, segment == nil else { return event }
+        return Event.timeSegment(start: 0)
     }
 
-    public func event(pad: Pad, event: Event) -> Bool {
-        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
-        switch event.type {
-        case GST_EVENT_CAPS:
-            return true  // text caps stay here; the speaker pushes audio caps
-        case GST_EVENT_TAG:
-            if let language = TagReader.languageCode(event) { speaker.streamLanguage = language }
-            return speaker.forward(event)
-        case GST_EVENT_FLUSH_START:
-            speaker.flush()
-            return pad.forwardDefault(event, parent: element)
-        case GST_EVENT_FLUSH_STOP:
-            speaker.resume()
-            return pad.forwardDefault(event, parent: element)
-        default:
-            if event.isSerialized { return speaker.forward(event) }
-            return pad.forwardDefault(event, parent: element)
+    struct Utterance: Sendable {
+        var text: String
+        var pts: UInt64
+        var meta: SpeechMeta
+        var parameters: SpeechParameters
+        var receivedAt: UInt64
+        var generation: UInt64
+    }
+
+    /// Speaking one result: synthesis runs off Swift's pool (espeak-ng
+    /// blocks under its global lock); each chunk leaves as a partial output.
+    private func work(_ utterance: Utterance) -> StageWork {
+        StageWork(progressive: { [self] emit in
+            let current: @Sendable () -> Bool = { [self] in generation.load(ordering: .relaxed) <= utterance.generation }
+            guard current() else {
+                Self.log.debug("skipping \"\(utterance.text.prefix(40))\": a newer result interrupted it", object: element)
+                return StageOutput()
+            }
+            return await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { [self] in
+                    continuation.resume(returning: speak(utterance, emit: emit, stillCurrent: current))
+                }
+            }
+        }, placeholder: { _ in StageOutput() })
+    }
+
+    private func speak(_ utterance: Utterance, emit: StageWork.Emit, stillCurrent: @escaping @Sendable () -> Bool) -> StageOutput {
+        let rate = UInt64(EspeakEngine.shared.sampleRate)
+        let (start, streamLanguage) = timeline.withLock {
+            (utterance.pts == Gst.clockTimeNone ? $0.nextFree : max(utterance.pts, $0.nextFree), $0.streamLanguage)
         }
+        var parameters = utterance.parameters
+        var warning: ElementMessageText?
+        if parameters.voice.isEmpty {
+            let wanted = utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language
+            if !wanted.isEmpty {
+                if EspeakEngine.shared.voice(forLanguage: wanted) == nil {
+                    warning = ElementMessageText("No espeak-ng voice for language \"\(wanted)\"; speaking with the English voice")
+                } else {
+                    parameters.language = wanted
+                }
+            }
+        }
+        var meta = utterance.meta
+        var pushedSamples: UInt64 = 0
+        do throws(EspeakError) {
+            try EspeakEngine.shared.synthesize(utterance.text, parameters: parameters) { samples, marks in
+                guard stillCurrent() else { return false }
+                var messages = marks.compactMap { Self.markMessage($0, text: utterance.text, start: start, segment: meta.segmentID) }
+                if !samples.isEmpty {
+                    let buffer = Buffer(bytes: UnsafeRawBufferPointer(samples))
+                    buffer.pts = start + pushedSamples * Gst.second / rate
+                    pushedSamples += UInt64(samples.count)
+                    buffer.duration = start + pushedSamples * Gst.second / rate - buffer.pts
+                    if pushedSamples == UInt64(samples.count) {
+                        meta.stamp(.firstAudioOut)
+                        messages.append(Self.latencyMessage(utterance, meta: meta))
+                    }
+                    buffer.setSpeechMeta(meta)
+                    emit(StageOutput(buffers: [buffer], messages: messages, stillWanted: stillCurrent))
+                } else if !messages.isEmpty {
+                    emit(StageOutput(messages: messages, stillWanted: stillCurrent))
+                }
+                return true
+            }
+        } catch {
+            warning = ElementMessageText("Could not speak segment \(meta.segmentID): \(error)")
+        }
+        timeline.withLock { $0.nextFree = start + pushedSamples * Gst.second / rate }
+        spoken.add(1, ordering: .relaxed)
+        return StageOutput(warning: warning)
+    }
+
+    private static func markMessage(_ mark: SpeechMark, text: String, start: UInt64, segment: UInt64) -> Structure? {
+        switch mark {
+        case .sentence(let offsetMs, let position):
+            return Structure("parley/tts-sentence", [
+                ("segment-id", .uint64(segment)), ("offset", .uint64(start + UInt64(offsetMs) * Gst.millisecond)),
+                ("text-position", .int(max(0, position - 1))),
+            ])
+        case .word(let offsetMs, let position, let length):
+            let characters = Array(text)
+            let from = max(0, min(characters.count, position - 1))
+            let word = String(characters[from..<min(characters.count, from + max(0, length))])
+            return Structure("parley/tts-word", [
+                ("segment-id", .uint64(segment)), ("offset", .uint64(start + UInt64(offsetMs) * Gst.millisecond)),
+                ("text-position", .int(position - 1)), ("length", .int(length)), ("word", .string(word)),
+            ])
+        }
+    }
+
+    private static func latencyMessage(_ utterance: Utterance, meta: SpeechMeta) -> Structure {
+        let firstAudio = meta.stamps[.firstAudioOut] ?? MonotonicClock.nanoseconds()
+        var fields: [(String, PropertyValue)] = [
+            ("segment-id", .uint64(meta.segmentID)), ("stage", .string("tts")),
+            ("time-to-first-audio-ms", .double(Double(firstAudio - utterance.receivedAt) / 1e6)),
+        ]
+        if let speechEnd = meta.stamps[.speechEnd], firstAudio > speechEnd {
+            fields.append(("voice-to-voice-ms", .double(Double(firstAudio - speechEnd) / 1e6)))
+        }
+        return Structure("parley/latency", fields)
     }
 }

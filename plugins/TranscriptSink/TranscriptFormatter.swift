@@ -1,5 +1,6 @@
 import Foundation
 import GstKit
+import ParleySpeech
 import ParleyCore
 
 /// Turns one result into the bytes `transcriptsink` writes for it.

@@ -7,10 +7,10 @@
 // Partial results are skipped unless `finals-only=false`: a saved transcript
 // holds what the recogniser settled on. Buffers with no ParleySpeechMeta count
 // as finals (plain text from any GStreamer element).
-import CGStreamer
 import Foundation
 import GstKit
 import ParleyCore
+import ParleySpeech
 import Synchronization
 
 public enum TranscriptFormat: Int, Sendable, CaseIterable {
@@ -23,7 +23,7 @@ public enum TranscriptFormat: Int, Sendable, CaseIterable {
     ]
 }
 
-public final class TranscriptSinkElement: Element {
+public final class TranscriptSinkElement: Sink {
     public static let DEFAULT_LOCATION: String? = nil
     public static let DEFAULT_FORMAT = TranscriptFormat.text
     public static let DEFAULT_FINALS_ONLY = true
@@ -34,7 +34,6 @@ public final class TranscriptSinkElement: Element {
         longName: "Transcript sink", klass: "Sink/Text",
         description: "Writes transcripts and translations to a file as text, JSON Lines or SRT subtitles",
         example: "gst-launch-1.0 fdsrc ! text/x-raw,format=utf8 ! transcriptsink location=notes.jsonl format=jsonl")
-    public static let kind = ElementKind.sink
     public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
     public static let properties = [
         PropertySpec("location", nick: "Location",
@@ -99,22 +98,20 @@ public final class TranscriptSinkElement: Element {
         }
     }
 
-    public func start() -> Bool {
+    public func start() throws(ElementMessageText) {
         let current = settings.withLock { $0 }
         written.store(0, ordering: .relaxed)
         do {
-            let (handle, owned) = try Self.open(current)
+            let (handle, owned) = try Self.openOutput(current)
             state.withLock { $0 = State(output: handle, ownsOutput: owned, settings: current) }
             Self.log.info("writing \(current.format) to \(current.location ?? "stdout")", object: element)
-            return true
         } catch {
-            element.postError(.openWrite("Could not open \"\(current.location ?? "")\" for writing: \(error.localizedDescription)",
-                                         debug: "property location"))
-            return false
+            throw .openWrite("Could not open \"\(current.location ?? "")\" for writing: \(error.localizedDescription)",
+                             debug: "property location")
         }
     }
 
-    private static func open(_ settings: Settings) throws -> (FileHandle, Bool) {
+    private static func openOutput(_ settings: Settings) throws -> (FileHandle, Bool) {
         guard let location = settings.location, location != "-", !location.isEmpty else {
             return (FileHandle.standardOutput, false)
         }
@@ -130,21 +127,20 @@ public final class TranscriptSinkElement: Element {
         return (try FileHandle(forWritingTo: url), true)
     }
 
-    public func stop() -> Bool {
+    public func stop() {
         state.withLock { state in
             if state.ownsOutput { try? state.output?.close() }
             state.output = nil
         }
-        return true
     }
 
-    public func render(buffer: Buffer) -> GstFlowReturn {
+    public func render(_ buffer: Buffer) throws(FlowError) {
         let meta = buffer.speechMeta
         let text = buffer.text
-        return state.withLock { state -> GstFlowReturn in
+        let failure = state.withLock { state -> ElementMessageText? in
             let status = meta?.status ?? .final
-            if status == .failed || status == .skipped { return FlowReturn.ok }
-            if status == .partial && state.settings.finalsOnly { return FlowReturn.ok }
+            if status == .failed || status == .skipped { return nil }
+            if status == .partial && state.settings.finalsOnly { return nil }
             state.cueNumber += 1
             let line = TranscriptFormatter.format(
                 text, format: state.settings.format, cue: state.cueNumber, meta: meta,
@@ -152,11 +148,14 @@ public final class TranscriptSinkElement: Element {
             do {
                 try state.output?.write(contentsOf: Data(line.utf8))
             } catch {
-                element.postError(.openWrite("Could not write the transcript: \(error.localizedDescription)"))
-                return FlowReturn.error
+                return .openWrite("Could not write the transcript: \(error.localizedDescription)")
             }
             written.add(1, ordering: .relaxed)
-            return FlowReturn.ok
+            return nil
+        }
+        if let failure {
+            element.postError(failure)
+            throw .error
         }
     }
 }

@@ -10,20 +10,32 @@ public enum SegmentationMode: Int, Sendable {
     case always = 2
 }
 
+/// The segmenter's settings. No defaults here: the element builds them from
+/// its `DEFAULT_*` constants, the one place they are stated.
 public struct SegmenterConfiguration: Sendable, Equatable {
-    public var threshold: Float = 0.5
-    public var prefixPaddingMs = 300
-    public var silenceDurationMs = 500
-    public var minSpeechMs = 200
-    public var maxSegmentMs = 30_000
-    public var mode = SegmentationMode.vad
-    public var dropSilence = true
-    public init() {}
+    public var threshold: Float
+    public var prefixPaddingMs: Int
+    public var silenceDurationMs: Int
+    public var minSpeechMs: Int
+    public var maxSegmentMs: Int
+    public var mode: SegmentationMode
+    public var dropSilence: Bool
+    public init(threshold: Float, prefixPaddingMs: Int, silenceDurationMs: Int, minSpeechMs: Int,
+                maxSegmentMs: Int, mode: SegmentationMode, dropSilence: Bool) {
+        self.threshold = threshold
+        self.prefixPaddingMs = prefixPaddingMs
+        self.silenceDurationMs = silenceDurationMs
+        self.minSpeechMs = minSpeechMs
+        self.maxSegmentMs = maxSegmentMs
+        self.mode = mode
+        self.dropSilence = dropSilence
+    }
 }
 
-/// 10 ms of audio with what the detector made of it.
+/// 10 ms of audio with what the detector made of it. `samples` is a view
+/// into the input buffer's samples (shared storage, no copy of its own).
 public struct Frame: Sendable {
-    public var samples: [Int16]
+    public var samples: ArraySlice<Int16>
     public var pts: UInt64
     public var duration: UInt64
     public var probability: Float

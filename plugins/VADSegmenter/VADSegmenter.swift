@@ -19,12 +19,12 @@
 // network trained (benchmarks/vad/train) to keep stationary noise, tones,
 // bursts, clicks and other non-speech sounds out. Figures against WebRTC VAD
 // and Silero: benchmarks/vad/results.md.
-import CGStreamer
 import GstKit
 import ParleyCore
+import ParleySpeech
 import Synchronization
 
-public final class VADSegmenterElement: Element {
+public final class VADSegmenterElement: AudioFilter {
     public static let DEFAULT_THRESHOLD = 0.5
     public static let DEFAULT_PREFIX_PADDING_MS = 300
     public static let DEFAULT_SILENCE_DURATION_MS = 500
@@ -73,15 +73,19 @@ public final class VADSegmenterElement: Element {
     static let log = DebugCategory("vadsegmenter", description: "Parley voice activity segmenter")
 
     struct Settings {
-        var segmenter = SegmenterConfiguration()
+        var segmenter = SegmenterConfiguration(
+            threshold: Float(DEFAULT_THRESHOLD), prefixPaddingMs: DEFAULT_PREFIX_PADDING_MS,
+            silenceDurationMs: DEFAULT_SILENCE_DURATION_MS, minSpeechMs: DEFAULT_MIN_SPEECH_MS,
+            maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE)
         var pttActive = DEFAULT_PTT_ACTIVE
     }
 
-    /// Touched only from the streaming thread.
+    /// Touched only from the streaming thread; replaced whole on start and flush.
     struct State {
         var rate = 16_000
         var detector = SpeechClassifier(rate: 16_000)
-        var segmenter = Segmenter(SegmenterConfiguration())
+        var segmenter: Segmenter
+        /// Samples of a frame not yet complete (fewer than one frame).
         var carry: [Int16] = []
         /// PTS of carry[0].
         var carryPTS: UInt64 = 0
@@ -93,7 +97,7 @@ public final class VADSegmenterElement: Element {
 
     public let element: ElementHandle
     private let settings = Mutex(Settings())
-    private let state = Mutex(State())
+    private let state = Mutex(State(segmenter: Segmenter(Settings().segmenter)))
     private let segmentsClosed = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) { self.element = element }
@@ -130,16 +134,13 @@ public final class VADSegmenterElement: Element {
         }
     }
 
-    public func changeState(_ transition: GstStateChange, after: Bool) -> StateChangeResult {
-        if transition == GST_STATE_CHANGE_READY_TO_PAUSED && !after {
-            let configuration = settings.withLock { $0.segmenter }
-            segmentsClosed.store(0, ordering: .relaxed)
-            state.withLock { $0 = State(segmenter: Segmenter(configuration)) }
-        }
-        return .success
+    public func start() throws(ElementMessageText) {
+        let configuration = settings.withLock { $0.segmenter }
+        segmentsClosed.store(0, ordering: .relaxed)
+        state.withLock { $0 = State(segmenter: Segmenter(configuration)) }
     }
 
-    public func chain(pad: Pad, buffer: Buffer) -> GstFlowReturn {
+    public func transform(_ buffer: Buffer) -> [Output] {
         let current = settings.withLock { $0 }
         let samples = buffer.int16Samples
         let actions = state.withLock { state -> [SegmenterAction] in
@@ -149,53 +150,62 @@ public final class VADSegmenterElement: Element {
             let runningTime = state.segment.runningTime(of: buffer.pts)
             if runningTime != Gst.clockTimeNone && state.carry.isEmpty { state.carryPTS = runningTime }
             else if state.carry.isEmpty { state.carryPTS = state.nextPTS }
-            state.carry.append(contentsOf: samples)
-            return Self.frames(&state, pttActive: current.pttActive)
+            return Self.frames(&state, adding: samples, pttActive: current.pttActive)
         }
-        return perform(actions)
+        return outputs(for: actions)
     }
 
-    /// Cuts the carried samples into 10 ms frames and runs them through the
-    /// detector and the segmenter.
-    private static func frames(_ state: inout State, pttActive: Bool) -> [SegmenterAction] {
+    /// Cuts the samples into 10 ms frames and runs them through the detector
+    /// and the segmenter. Frames are views into `samples`; only a frame that
+    /// straddles two buffers is assembled from the carried remainder.
+    private static func frames(_ state: inout State, adding samples: [Int16], pttActive: Bool) -> [SegmenterAction] {
         let size = state.rate / 100
+        let duration = UInt64(size) * Gst.second / UInt64(state.rate)
         var actions: [SegmenterAction] = []
-        var offset = 0
-        while state.carry.count - offset >= size {
-            let samples = Array(state.carry[offset..<(offset + size)])
-            let pts = state.carryPTS + UInt64(offset) * Gst.second / UInt64(state.rate)
-            let duration = UInt64(size) * Gst.second / UInt64(state.rate)
-            let probability = samples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
-            let energy = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
-            let frame = Frame(samples: samples, pts: pts, duration: duration, probability: probability, energy: energy)
+        var pts = state.carryPTS
+        func run(_ frameSamples: ArraySlice<Int16>) {
+            let probability = frameSamples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
+            let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
+            let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: probability, energy: energy)
             actions.append(contentsOf: state.segmenter.push(frame, pttActive: pttActive))
+            pts += duration
+        }
+        var offset = 0
+        if !state.carry.isEmpty {
+            let needed = min(size - state.carry.count, samples.count)
+            state.carry.append(contentsOf: samples[0..<needed])
+            offset = needed
+            guard state.carry.count == size else {
+                state.nextPTS = pts + UInt64(state.carry.count) * Gst.second / UInt64(state.rate)
+                return actions
+            }
+            run(state.carry[...])
+            state.carry = []
+        }
+        while samples.count - offset >= size {
+            run(samples[offset..<(offset + size)])
             offset += size
         }
-        if offset > 0 {
-            state.carry.removeFirst(offset)
-            state.carryPTS += UInt64(offset) * Gst.second / UInt64(state.rate)
-        }
-        state.nextPTS = state.carryPTS + UInt64(state.carry.count) * Gst.second / UInt64(state.rate)
+        state.carry = Array(samples[offset...])
+        state.carryPTS = pts
+        state.nextPTS = pts + UInt64(state.carry.count) * Gst.second / UInt64(state.rate)
         return actions
     }
 
-    /// Pushes what the segmenter decided: consecutive audio frames of one
-    /// segment go out as one buffer.
-    private func perform(_ actions: [SegmenterAction]) -> GstFlowReturn {
-        guard let src = element.srcPad else { return FlowReturn.error }
+    /// What the segmenter decided, as outputs: consecutive audio frames of
+    /// one segment go out as one buffer, assembled once from the frames' views.
+    private func outputs(for actions: [SegmenterAction]) -> [Output] {
+        var outputs: [Output] = []
         var run: [Frame] = []
         var runSegment: UInt64?
-        var flow = FlowReturn.ok
 
         func flushRun() {
             guard let first = run.first else { return }
-            let samples = run.flatMap(\.samples)
-            let buffer = Buffer(samples: samples)
+            let buffer = Buffer(concatenating: run.map(\.samples))
             buffer.pts = first.pts
             buffer.duration = run.last!.end - first.pts
             if let segment = runSegment { buffer.setSpeechMeta(SpeechMeta(segmentID: segment)) }
-            let result = src.push(buffer)
-            if result != FlowReturn.ok && flow == FlowReturn.ok { flow = result }
+            outputs.append(.buffer(buffer))
             run.removeAll()
         }
 
@@ -208,12 +218,12 @@ public final class VADSegmenterElement: Element {
             case .start(let id, let pts):
                 flushRun()
                 Self.log.debug("segment \(id) starts at \(formatClockTime(pts))", object: element)
-                src.push(SpeechBoundary.start(segmentID: id, pts: pts).event)
+                outputs.append(.event(SpeechBoundary.start(segmentID: id, pts: pts).event))
             case .end(let id, let start, let end, let speechEnd, let reason, let mean):
                 flushRun()
                 let decidedAt = MonotonicClock.nanoseconds()
-                src.push(SpeechBoundary.end(segmentID: id, start: start, end: end, speechEnd: speechEnd,
-                                            reason: reason, decidedAt: decidedAt).event)
+                outputs.append(.event(SpeechBoundary.end(segmentID: id, start: start, end: end, speechEnd: speechEnd,
+                                                         reason: reason, decidedAt: decidedAt).event))
                 segmentsClosed.add(1, ordering: .relaxed)
                 Self.log.info("segment \(id) \(formatClockTime(start))-\(formatClockTime(end)) ends: \(reason.rawValue)", object: element)
                 element.postElementMessage(Structure("parley/vad", [
@@ -229,68 +239,57 @@ public final class VADSegmenterElement: Element {
             }
         }
         flushRun()
-        // Downstream not linked is its business (a VAD feeding only the bus is fine).
-        return flow == FlowReturn.notLinked ? FlowReturn.ok : flow
+        return outputs
     }
+
+    /// A VAD feeding only the bus (its messages) is fine.
+    public static let outputIsOptional = true
 
     /// The audio of a segment's start leaves only once min-speech-ms of
     /// speech confirmed it, prefix padding included: that much latency.
-    public func query(pad: Pad, query: UnsafeMutablePointer<GstQuery>) -> Bool {
-        guard !pad.isSink, query.pointee.type == GST_QUERY_LATENCY,
-              let upstream = element.sinkPad?.peerLatency() else {
-            return pad.queryDefault(query, parent: element)
-        }
+    public var addedLatency: UInt64 {
         let configuration = settings.withLock { $0.segmenter }
-        let own = UInt64(configuration.prefixPaddingMs + configuration.minSpeechMs) * Gst.millisecond
-        let max = upstream.max == Gst.clockTimeNone ? upstream.max : upstream.max + own
-        gst_query_set_latency(query, upstream.live ? 1 : 0, GstClockTime(upstream.min + own), GstClockTime(max))
-        return true
+        return UInt64(configuration.prefixPaddingMs + configuration.minSpeechMs) * Gst.millisecond
     }
 
-    public func event(pad: Pad, event: Event) -> Bool {
-        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
-        switch event.type {
-        case GST_EVENT_CAPS:
-            if let caps = event.caps, let format = AudioFormat(caps: caps) {
-                let pttActive = settings.withLock { $0.pttActive }
-                let rate = format.rate
-                let pending = state.withLock { state -> [SegmenterAction] in
-                    guard state.rate != rate else { return [] }
-                    // A new rate: what is carried is at the old rate; a fresh
-                    // detector learns the new stream's floor.
-                    let actions = Self.frames(&state, pttActive: pttActive)
-                    state.carry.removeAll()
-                    state.rate = rate
-                    state.detector = SpeechClassifier(rate: rate)
-                    return actions
-                }
-                _ = perform(pending)
+    public func sinkEvent(_ event: Event) -> [Output] {
+        switch event.view {
+        case .caps(let caps):
+            guard let format = AudioFormat(caps: caps) else { return [.event(event)] }
+            let rate = format.rate
+            let pending = state.withLock { state -> [SegmenterAction] in
+                guard state.rate != rate else { return [] }
+                // A new rate: what is carried is at the old rate (dropped, less
+                // than 10 ms); a fresh detector learns the new stream's floor.
+                state.carry.removeAll()
+                state.rate = rate
+                state.detector = SpeechClassifier(rate: rate)
+                return []
             }
-            return pad.forwardDefault(event, parent: element)
-        case GST_EVENT_SEGMENT:
+            return outputs(for: pending) + [.event(event)]
+        case .segment(let segment):
             // Output time is upstream's running time, so segments that restart
             // their timestamps (concat, playlists) stay one timeline: forward
             // one segment from 0 and swallow the rest.
             let first = state.withLock { state -> Bool in
-                if let segment = TimeSegment(event) { state.segment = segment }
+                if let segment { state.segment = segment }
                 defer { state.sentSegment = true }
                 return !state.sentSegment
             }
-            return first ? pad.forwardDefault(Event.timeSegment(start: 0), parent: element) : true
-        case GST_EVENT_EOS:
+            return first ? [.event(Event.timeSegment(start: 0))] : []
+        case .eos:
             let actions = state.withLock { $0.segmenter.finish() }
-            _ = perform(actions)
-            return pad.forwardDefault(event, parent: element)
-        case GST_EVENT_FLUSH_STOP:
+            return outputs(for: actions) + [.event(event)]
+        case .flushStop:
             let configuration = settings.withLock { $0.segmenter }
             state.withLock { state in
+                // sentSegment is false again: the next segment is forwarded.
                 let rate = state.rate
-                state = State(segmenter: Segmenter(configuration))
-                state.rate = rate  // sentSegment is false again: the next segment is forwarded
+                state = State(rate: rate, detector: SpeechClassifier(rate: rate), segmenter: Segmenter(configuration))
             }
-            return pad.forwardDefault(event, parent: element)
+            return [.event(event)]
         default:
-            return pad.forwardDefault(event, parent: element)
+            return [.event(event)]
         }
     }
 }

@@ -1,5 +1,4 @@
-import CGStreamer
-import GstBridge
+import GstKit
 import ParleyCore
 
 /// The `parley/speech-start` and `parley/speech-end` events that bracket
@@ -38,7 +37,7 @@ public enum SpeechBoundary: Sendable, Equatable {
 
     /// Reads a speech boundary from an event, or nil if it is something else.
     public init?(_ event: Event) {
-        guard event.type == GST_EVENT_CUSTOM_DOWNSTREAM, let structure = event.structure else { return nil }
+        guard case .customDownstream(let structure) = event.view else { return nil }
         self.init(structure)
     }
 

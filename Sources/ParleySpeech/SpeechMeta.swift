@@ -1,5 +1,8 @@
+// The meta is registered by the bridge (GstBridge/meta.c); this file is the
+// speech layer's one window onto it, so it alone reads the C struct.
 import CGStreamer
 import GstBridge
+import GstKit
 import ParleyCore
 
 /// `ParleySpeechMeta` as a Swift value: which segment a buffer belongs to,

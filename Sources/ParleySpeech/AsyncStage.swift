@@ -1,6 +1,5 @@
-import CGStreamer
 import Foundation
-import GstBridge
+import GstKit
 import ParleyCore
 import Synchronization
 
@@ -13,19 +12,23 @@ public struct StageOutput: Sendable {
     /// and the stream stops.
     public var error: ElementMessageText?
     public var messages: [Structure]
+    /// Asked just before pushing: false drops the buffers and messages
+    /// (speech cut by a barge-in after it was made but before it left).
+    public var stillWanted: (@Sendable () -> Bool)?
 
     public init(buffers: [Buffer] = [], warning: ElementMessageText? = nil, error: ElementMessageText? = nil,
-                messages: [Structure] = []) {
+                messages: [Structure] = [], stillWanted: (@Sendable () -> Bool)? = nil) {
         self.buffers = buffers
         self.warning = warning
         self.error = error
         self.messages = messages
+        self.stillWanted = stillWanted
     }
 }
 
-/// The queue settings every network element exposes as properties.
+/// The queue settings every network element exposes as properties, as an
+/// enum property (`queue-policy`) and the figures the queue measures.
 public enum QueueProperties {
-    public static let DEFAULT_MAX_IN_FLIGHT = 2
     public static let DEFAULT_MAX_PENDING = 16
     public static let DEFAULT_POLICY = QueuePolicy.block
 
@@ -47,26 +50,56 @@ public enum QueueProperties {
         }
     }
 
-    public static let specs = [
-        PropertySpec("max-in-flight", nick: "Max in flight", blurb: "Requests running at once",
-                     .int(default: DEFAULT_MAX_IN_FLIGHT, range: 1...64)),
-        PropertySpec("max-pending", nick: "Max pending",
-                     blurb: "Segments that may wait for a free request slot (or a result for the oldest) before queue-policy applies",
-                     .int(default: DEFAULT_MAX_PENDING, range: 0...10_000)),
-        PropertySpec("queue-policy", nick: "Queue policy", blurb: "What to do with a new segment when the queue is full",
-                     .enumeration(typeName: "GstParleyQueuePolicy", values: policyValues, default: value(DEFAULT_POLICY))),
-        PropertySpec("queue-depth", nick: "Queue depth",
-                     blurb: "Segments queued, running or waiting to be pushed right now",
-                     .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
-        PropertySpec("max-queue-depth", nick: "Max queue depth", blurb: "Highest queue depth since the element started",
-                     .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
-        PropertySpec("queue-wait-ms", nick: "Queue wait",
-                     blurb: "Mean time a segment waited for a request slot since the element started, in ms",
-                     .double(default: 0, range: 0...Double.greatestFiniteMagnitude), flags: .readOnly),
-        PropertySpec("blocked-ms", nick: "Blocked",
-                     blurb: "Time the streaming thread spent waiting for room in the queue (queue-policy=block), in ms",
-                     .double(default: 0, range: 0...Double.greatestFiniteMagnitude), flags: .readOnly),
-    ]
+    /// The queue's settings as they are before any property is set: the one
+    /// place an element's queue defaults come from.
+    public static func defaults(maxInFlight: Int) -> AsyncStage.Queue.Configuration {
+        AsyncStage.Queue.Configuration(maxInFlight: maxInFlight, maxPending: DEFAULT_MAX_PENDING, policy: DEFAULT_POLICY)
+    }
+
+    /// The properties, with the element's own default for `max-in-flight`.
+    public static func specs(defaultMaxInFlight: Int) -> [PropertySpec] {
+        [
+            PropertySpec("max-in-flight", nick: "Max in flight", blurb: "Requests running at once",
+                         .int(default: defaultMaxInFlight, range: 1...64)),
+            PropertySpec("max-pending", nick: "Max pending",
+                         blurb: "Segments that may wait for a free request slot (or a result for the oldest) before queue-policy applies",
+                         .int(default: DEFAULT_MAX_PENDING, range: 0...10_000)),
+            PropertySpec("queue-policy", nick: "Queue policy", blurb: "What to do with a new segment when the queue is full",
+                         .enumeration(typeName: "GstParleyQueuePolicy", values: policyValues, default: value(DEFAULT_POLICY))),
+            PropertySpec("queue-depth", nick: "Queue depth",
+                         blurb: "Segments queued, running or waiting to be pushed right now",
+                         .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
+            PropertySpec("max-queue-depth", nick: "Max queue depth", blurb: "Highest queue depth since the element started",
+                         .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
+            PropertySpec("queue-wait-ms", nick: "Queue wait",
+                         blurb: "Mean time a segment waited for a request slot since the element started, in ms",
+                         .double(default: 0, range: 0...Double.greatestFiniteMagnitude), flags: .readOnly),
+            PropertySpec("blocked-ms", nick: "Blocked",
+                         blurb: "Time the streaming thread spent waiting for room in the queue (queue-policy=block), in ms",
+                         .double(default: 0, range: 0...Double.greatestFiniteMagnitude), flags: .readOnly),
+        ]
+    }
+
+    /// Reads `max-in-flight`, `max-pending` or `queue-policy` from settings.
+    public static func property(_ name: String, of configuration: AsyncStage.Queue.Configuration) -> PropertyValue? {
+        switch name {
+        case "max-in-flight": .int(configuration.maxInFlight)
+        case "max-pending": .int(configuration.maxPending)
+        case "queue-policy": .enumeration(value(configuration.policy))
+        default: nil
+        }
+    }
+
+    /// Sets one of them; false if `name` is not a queue setting.
+    public static func set(_ name: String, _ value: PropertyValue, in configuration: inout AsyncStage.Queue.Configuration) -> Bool {
+        switch name {
+        case "max-in-flight": configuration.maxInFlight = max(1, value.int)
+        case "max-pending": configuration.maxPending = max(0, value.int)
+        case "queue-policy": configuration.policy = policy(value.int)
+        default: return false
+        }
+        return true
+    }
 }
 
 /// The async half of a network element: work submitted from the streaming
@@ -83,7 +116,7 @@ public final class AsyncStage: @unchecked Sendable {
     private var queue: Queue?
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
-    private let lastFlow = Mutex<GstFlowReturn>(FlowReturn.ok)
+    private let lastFlow = Mutex<FlowResult>(.ok)
     private let lastStatistics = Mutex(Queue.Statistics())
 
     public init(element: ElementHandle, log: DebugCategory) {
@@ -98,7 +131,7 @@ public final class AsyncStage: @unchecked Sendable {
         element.setSinkFlag(!(element.srcPad?.isLinked ?? false))
         let queue = Queue(configuration)
         self.queue = queue
-        lastFlow.withLock { $0 = FlowReturn.ok }
+        lastFlow.withLock { $0 = .ok }
         let thread = Thread { [self] in pushLoop(queue) }
         thread.name = "\(element.name):push"
         self.thread = thread
@@ -119,26 +152,26 @@ public final class AsyncStage: @unchecked Sendable {
     /// its place if the queue policy skips it. Blocks with policy `block`.
     /// Returns the flow to answer upstream with.
     public func submit(_ work: @escaping @Sendable () async -> StageOutput,
-                       placeholder: @escaping @Sendable (Queue.SkipReason) -> StageOutput) -> GstFlowReturn {
+                       placeholder: @escaping @Sendable (Queue.SkipReason) -> StageOutput) -> FlowResult {
         submit(progressive: { _ in await work() }, placeholder: placeholder)
     }
 
     /// Like `submit`, for work that pushes partial results (streamed
     /// transcripts) through `emit` while it runs; they leave in order.
     public func submit(progressive work: @escaping @Sendable (_ emit: @escaping @Sendable (StageOutput) -> Void) async -> StageOutput,
-                       placeholder: @escaping @Sendable (Queue.SkipReason) -> StageOutput) -> GstFlowReturn {
-        let flow = lastFlow.withLock { $0 }
-        if flow != FlowReturn.ok && flow != FlowReturn.notLinked { return flow }
-        guard let queue else { return FlowReturn.flushing }
+                       placeholder: @escaping @Sendable (Queue.SkipReason) -> StageOutput) -> FlowResult {
+        let flow = lastFlow.withLock { $0 }.ignoringNotLinked
+        if case .failure = flow { return flow }
+        guard let queue else { return .failure(.flushing) }
         switch queue.submit(progressive: { sink in await work { sink.emit($0) } }, ifSkipped: placeholder) {
         case .accepted:
             break
         case .acceptedWithDrop(_, let skipped, let reason):
             log.debug("queue full: skipping ticket \(skipped) (\(reason.rawValue))", object: element)
         case .flushing:
-            return FlowReturn.flushing
+            return .failure(.flushing)
         }
-        return FlowReturn.ok
+        return .ok
     }
 
     /// Queues a serialized event behind the work before it.
@@ -147,18 +180,25 @@ public final class AsyncStage: @unchecked Sendable {
         queue?.submit(event: event) ?? false
     }
 
-    /// What an async element does with a sink-pad event it has no use of
-    /// its own for: flushes cancel and resume the queue (and go downstream
-    /// at once), serialized events keep their place behind the work,
-    /// others take GStreamer's default path.
-    public func handleSinkEvent(_ event: Event, pad: Pad) -> Bool {
-        switch event.type {
-        case GST_EVENT_FLUSH_START:
+    /// What an async element does with a sink-pad event once the element
+    /// has seen it: flushes cancel and resume the queue (and go downstream
+    /// at once), STREAM_START is followed by the output caps, input CAPS stay
+    /// here (the output's are the element's own), other serialized events
+    /// keep their place behind the work, the rest take GStreamer's default path.
+    public func route(_ event: Event, pad: Pad, outputCaps: Caps) -> Bool {
+        switch event.view {
+        case .flushStart:
             flushStart()
             return pad.forwardDefault(event, parent: element)
-        case GST_EVENT_FLUSH_STOP:
+        case .flushStop:
             flushStop()
             return pad.forwardDefault(event, parent: element)
+        case .caps:
+            return true
+        case .streamStart:
+            let forwarded = forward(event)
+            forward(Event.caps(outputCaps))
+            return forwarded
         default:
             return event.isSerialized ? forward(event) : pad.forwardDefault(event, parent: element)
         }
@@ -171,7 +211,7 @@ public final class AsyncStage: @unchecked Sendable {
 
     /// FLUSH_STOP: accept work again.
     public func flushStop() {
-        lastFlow.withLock { $0 = FlowReturn.ok }
+        lastFlow.withLock { $0 = .ok }
         queue?.resume()
     }
 
@@ -201,7 +241,7 @@ public final class AsyncStage: @unchecked Sendable {
                 deliver(output)
             case .event(let event):
                 guard let pad = element.srcPad else { continue }
-                if event.type == GST_EVENT_EOS && !pad.isLinked {
+                if event.isEOS && !pad.isLinked {
                     element.postEOS()
                     continue
                 }
@@ -211,6 +251,7 @@ public final class AsyncStage: @unchecked Sendable {
     }
 
     private func deliver(_ output: StageOutput) {
+        if let stillWanted = output.stillWanted, !stillWanted() { return }
         if let warning = output.warning { element.postWarning(warning) }
         for message in output.messages { element.postElementMessage(message) }
         guard let pad = element.srcPad else {
@@ -219,14 +260,14 @@ public final class AsyncStage: @unchecked Sendable {
         }
         for buffer in output.buffers {
             let flow = pad.push(buffer)
-            if flow != FlowReturn.ok {
+            if case .failure(let error) = flow {
                 lastFlow.withLock { $0 = flow }
-                log.debug("push returned \(flow.rawValue)", object: element)
+                log.debug("push returned \(error)", object: element)
             }
         }
         if let error = output.error {
             element.postError(error)
-            lastFlow.withLock { $0 = FlowReturn.error }
+            lastFlow.withLock { $0 = .failure(.error) }
         }
     }
 }

@@ -1,0 +1,78 @@
+import CGStreamer
+import GstBridge
+
+/// A pipeline's bus, read from one thread.
+public final class Bus: @unchecked Sendable {
+    private let pointer: UnsafeMutablePointer<GstBus>
+    init(taking pointer: UnsafeMutablePointer<GstBus>) { self.pointer = pointer }
+    deinit { parley_object_unref(UnsafeMutableRawPointer(pointer)) }
+
+    /// The next message, waiting at most `timeout` ns.
+    public func pop(timeout: UInt64) -> Message? {
+        gst_bus_timed_pop(pointer, GstClockTime(timeout)).map { Message(taking: $0) }
+    }
+}
+
+/// Owns one reference to a GstMessage.
+public final class Message: @unchecked Sendable {
+    private let pointer: UnsafeMutablePointer<GstMessage>
+    init(taking pointer: UnsafeMutablePointer<GstMessage>) { self.pointer = pointer }
+    deinit { parley_message_unref(pointer) }
+
+    /// The name of the object that posted it ("" if none).
+    public var sourceName: String { pointer.pointee.src.map { String(cString: parley_object_name($0)) } ?? "" }
+
+    /// What the message says, as Swift cases.
+    public var view: MessageView {
+        switch pointer.pointee.type {
+        case GST_MESSAGE_EOS:
+            return .eos
+        case GST_MESSAGE_INFO, GST_MESSAGE_WARNING, GST_MESSAGE_ERROR:
+            var error: UnsafeMutablePointer<GError>?
+            var debug: UnsafeMutablePointer<gchar>?
+            switch pointer.pointee.type {
+            case GST_MESSAGE_INFO: gst_message_parse_info(pointer, &error, &debug)
+            case GST_MESSAGE_WARNING: gst_message_parse_warning(pointer, &error, &debug)
+            default: gst_message_parse_error(pointer, &error, &debug)
+            }
+            let text = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            if let error { g_error_free(error) }
+            let details = takeGString(debug)
+            switch pointer.pointee.type {
+            case GST_MESSAGE_INFO: return .info(text: text, debug: details)
+            case GST_MESSAGE_WARNING: return .warning(text: text, debug: details)
+            default: return .error(text: text, debug: details)
+            }
+        case GST_MESSAGE_ELEMENT:
+            guard let structure = gst_message_get_structure(pointer) else { return .other }
+            return .element(Structure(borrowing: structure))
+        case GST_MESSAGE_STATE_CHANGED:
+            var old = GST_STATE_NULL, new = GST_STATE_NULL, pending = GST_STATE_NULL
+            gst_message_parse_state_changed(pointer, &old, &new, &pending)
+            return .stateChanged(from: ElementState(old), to: ElementState(new), isTopLevel: sourceIsTopLevel)
+        default:
+            return .other
+        }
+    }
+
+    /// Whether the source has no parent (the pipeline itself).
+    private var sourceIsTopLevel: Bool {
+        guard let source = pointer.pointee.src else { return false }
+        // gst_object_get_parent returns a reference of ours to give back.
+        guard let parent = gst_object_get_parent(source) else { return true }
+        parley_object_unref(parent)
+        return false
+    }
+}
+
+/// The messages applications act on.
+public enum MessageView: Sendable {
+    case eos
+    case info(text: String, debug: String?)
+    case warning(text: String, debug: String?)
+    case error(text: String, debug: String?)
+    /// An element message (`parley/transcript`, `parley/latency`, ...).
+    case element(Structure)
+    case stateChanged(from: ElementState, to: ElementState, isTopLevel: Bool)
+    case other
+}

@@ -1,0 +1,46 @@
+import CGStreamer
+import GstBridge
+
+/// A borrowed GstQuery being answered (the caller owns it).
+public struct Query: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<GstQuery>
+    init(_ pointer: UnsafeMutablePointer<GstQuery>) { self.pointer = pointer }
+
+    public var view: QueryView {
+        switch pointer.pointee.type {
+        case GST_QUERY_LATENCY: .latency
+        case GST_QUERY_CAPS: .caps
+        case GST_QUERY_POSITION: .position
+        default: .other
+        }
+    }
+
+    /// Answers a LATENCY query.
+    public func setLatency(_ latency: Latency) {
+        gst_query_set_latency(pointer, latency.live ? 1 : 0, GstClockTime(latency.min), GstClockTime(latency.max))
+    }
+}
+
+/// What a query asks, so elements switch over Swift cases.
+public enum QueryView: Sendable {
+    case latency, caps, position, other
+}
+
+/// A LATENCY answer: whether the stream is live, and the minimum and maximum
+/// latency in ns (`Gst.clockTimeNone` = unbounded maximum).
+public struct Latency: Sendable, Equatable {
+    public var live: Bool
+    public var min: UInt64
+    public var max: UInt64
+    public init(live: Bool, min: UInt64, max: UInt64) {
+        self.live = live
+        self.min = min
+        self.max = max
+    }
+
+    /// This latency with `own` more: what an element that holds data for
+    /// `own` ns answers (the maximum stays unbounded if it was).
+    public func adding(_ own: UInt64) -> Latency {
+        Latency(live: live, min: min + own, max: max == Gst.clockTimeNone ? max : max + own)
+    }
+}

@@ -1,0 +1,73 @@
+import CGStreamer
+import GstBridge
+
+/// The kind of element that ends a stream (GstBaseSink: preroll, clock sync
+/// and EOS are the base class's). `start`/`stop` run when the base sink
+/// starts and stops (READY↔PAUSED).
+public protocol Sink: ElementImpl {
+    /// One buffer to consume. Throw `.error` after posting an error.
+    func render(_ buffer: Buffer) throws(FlowError)
+    /// Sees every event reaching the sink before the base class handles it.
+    func sinkEvent(_ event: Event)
+}
+
+extension Sink {
+    public func sinkEvent(_ event: Event) {}
+    public static var bridgeKind: ElementKind { .sink }
+    public static func makeDriver(for implementation: Self) -> any ElementDriver { SinkDriver(implementation) }
+}
+
+final class SinkDriver<S: Sink>: ElementDriver {
+    let sink: S
+    init(_ sink: S) { self.sink = sink }
+    var implementation: any ElementImpl { sink }
+
+    func changeState(_ change: StateChange, after: Bool) -> Bool {
+        lifeCycle(change, after: after, includingStartStop: false)
+    }
+    func baseStart() -> Bool {
+        do throws(ElementMessageText) { try sink.start(); return true } catch { element.postError(error); return false }
+    }
+    func baseStop() -> Bool { sink.stop(); return true }
+    func render(_ buffer: Buffer) -> FlowResult {
+        do throws(FlowError) { try sink.render(buffer); return .ok } catch { return .failure(error) }
+    }
+    func sinkEvent(_ event: Event) -> Bool { sink.sinkEvent(event); return true }
+}
+
+/// The kind of element that produces a stream on its own thread (GstPushSrc).
+public protocol Source: ElementImpl {
+    static var isLive: Bool { get }
+    /// The next buffer; throw `.eos` at the end, `.flushing` after `unlock`.
+    func create() throws(FlowError) -> Buffer
+    /// Wake a blocked `create` (flushing or stopping).
+    func unlock()
+    func unlockStop()
+}
+
+extension Source {
+    public static var isLive: Bool { false }
+    public func unlock() {}
+    public func unlockStop() {}
+    public static var bridgeKind: ElementKind { .source(live: isLive) }
+    public static func makeDriver(for implementation: Self) -> any ElementDriver { SourceDriver(implementation) }
+}
+
+final class SourceDriver<S: Source>: ElementDriver {
+    let source: S
+    init(_ source: S) { self.source = source }
+    var implementation: any ElementImpl { source }
+
+    func changeState(_ change: StateChange, after: Bool) -> Bool {
+        lifeCycle(change, after: after, includingStartStop: false)
+    }
+    func baseStart() -> Bool {
+        do throws(ElementMessageText) { try source.start(); return true } catch { element.postError(error); return false }
+    }
+    func baseStop() -> Bool { source.stop(); return true }
+    func create() -> Result<Buffer, FlowError> {
+        do throws(FlowError) { return .success(try source.create()) } catch { return .failure(error) }
+    }
+    func unlock() { source.unlock() }
+    func unlockStop() { source.unlockStop() }
+}

@@ -1,0 +1,98 @@
+import GstKit
+import ParleyCore
+
+/// One piece of work an async element queues: a segment to transcribe, a
+/// text to translate. `run` may emit partial outputs while it works (they
+/// leave in order); `placeholder` is what stands in for it if the queue
+/// policy skips it.
+public struct StageWork: Sendable {
+    public typealias Emit = @Sendable (StageOutput) -> Void
+    let run: @Sendable (_ emit: @escaping Emit) async -> StageOutput
+    let placeholder: @Sendable (AsyncStage.Queue.SkipReason) -> StageOutput
+
+    public init(progressive run: @escaping @Sendable (_ emit: @escaping Emit) async -> StageOutput,
+                placeholder: @escaping @Sendable (AsyncStage.Queue.SkipReason) -> StageOutput) {
+        self.run = run
+        self.placeholder = placeholder
+    }
+
+    public init(_ run: @escaping @Sendable () async -> StageOutput,
+                placeholder: @escaping @Sendable (AsyncStage.Queue.SkipReason) -> StageOutput) {
+        self.init(progressive: { _ in await run() }, placeholder: placeholder)
+    }
+}
+
+/// The kind of element that turns segments into results asynchronously:
+/// inputs (buffers and the events between them) become `StageWork`, which
+/// runs through the ordered work queue with bounded concurrency; results
+/// leave strictly in segment order, pushed by the stage's own thread, with
+/// the serialized events kept in their places. cloudstt and streamtranslator
+/// are of this kind.
+///
+/// The element returns work; the driver queues it, forwards events (input
+/// caps stay, the src template's caps follow STREAM_START), handles flushes,
+/// starts the stage after `start()` and stops it before `stop()`.
+public protocol AsyncTransform: ElementImpl {
+    /// The element's stage (made in `init` with the element's handle).
+    var stage: AsyncStage { get }
+    /// The queue settings the stage starts with (READY→PAUSED).
+    var queueConfiguration: AsyncStage.Queue.Configuration { get }
+    /// One input buffer; the work it completes, if any.
+    func accept(_ buffer: Buffer) -> [StageWork]
+    /// A sink-pad event, before it is routed; the work it completes (a
+    /// speech-end event closes a segment, EOS the last one). The event
+    /// itself then keeps its place behind that work.
+    func sinkEvent(_ event: Event) -> [StageWork]
+    /// The event to send downstream in place of a serialized input event
+    /// (a text-to-speech element turns a byte-format segment into TIME).
+    func outputEvent(for event: Event) -> Event
+}
+
+extension AsyncTransform {
+    public func sinkEvent(_ event: Event) -> [StageWork] { [] }
+    public func outputEvent(for event: Event) -> Event { event }
+    public static var bridgeKind: ElementKind { .element }
+    public static func makeDriver(for implementation: Self) -> any ElementDriver {
+        AsyncTransformDriver(implementation)
+    }
+}
+
+final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
+    let transform: Transform
+    let outputCaps: Caps
+
+    init(_ transform: Transform) {
+        self.transform = transform
+        outputCaps = Caps(Transform.pads.src ?? "ANY") ?? Caps("ANY")!
+    }
+
+    var implementation: any ElementImpl { transform }
+
+    func changeState(_ change: StateChange, after: Bool) -> Bool {
+        // The push thread is joined once the pads deactivated (a push blocked
+        // in a prerolling sink returns flushing then), before the element's stop.
+        if change == .pausedToReady && after { transform.stage.stop() }
+        guard lifeCycle(change, after: after) else { return false }
+        if change == .readyToPaused && !after { transform.stage.start(transform.queueConfiguration) }
+        return true
+    }
+
+    func chain(pad: Pad, buffer: Buffer) -> FlowResult {
+        submit(transform.accept(buffer))
+    }
+
+    func event(pad: Pad, event: Event) -> Bool {
+        guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
+        _ = submit(transform.sinkEvent(event))
+        return transform.stage.route(transform.outputEvent(for: event), pad: pad, outputCaps: outputCaps)
+    }
+
+    private func submit(_ work: [StageWork]) -> FlowResult {
+        var result = FlowResult.ok
+        for item in work {
+            let flow = transform.stage.submit(progressive: item.run, placeholder: item.placeholder)
+            if case .success = result { result = flow }
+        }
+        return result
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import ParleyCore
+import Testing
+@testable import VADSegmenter
+
+/// The segmentation state machine on its own, fed frames with chosen
+/// probabilities (10 ms each).
+@Suite struct SegmenterTests {
+    let configuration = SegmenterConfiguration(threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500,
+                                               minSpeechMs: 200, maxSegmentMs: 30_000, mode: .vad, dropSilence: true)
+
+    func frames(_ probabilities: [Float]) -> [Frame] {
+        probabilities.enumerated().map { index, probability in
+            Frame(samples: [], pts: UInt64(index) * 10_000_000, duration: 10_000_000, probability: probability, energy: 0)
+        }
+    }
+
+    func run(_ segmenter: inout Segmenter, _ probabilities: [Float], ptt: Bool = false) -> [SegmenterAction] {
+        frames(probabilities).flatMap { segmenter.push($0, pttActive: ptt) } + segmenter.finish()
+    }
+
+    func ends(_ actions: [SegmenterAction]) -> [(start: UInt64, end: UInt64, speechEnd: UInt64, reason: SegmentEndReason)] {
+        actions.compactMap {
+            if case .end(_, let start, let end, let speechEnd, let reason, _) = $0 { (start, end, speechEnd, reason) } else { nil }
+        }
+    }
+
+    @Test func speechBetweenSilencesIsOneSegmentWithPrefixPaddingAndTheSilenceItEndedOn() {
+        var segmenter = Segmenter(configuration)
+        // 1 s silence, 1 s speech, 1 s silence.
+        let actions = run(&segmenter, Array(repeating: 0.1, count: 100) + Array(repeating: 0.9, count: 100) + Array(repeating: 0.1, count: 100))
+        let found = ends(actions)
+        #expect(found.count == 1)
+        #expect(found[0].start == 700_000_000, "300 ms of prefix padding before speech at 1 s")
+        #expect(found[0].speechEnd == 2_000_000_000)
+        #expect(found[0].end == 2_500_000_000, "closed after 500 ms of silence")
+        #expect(found[0].reason == .silence)
+    }
+
+    @Test func speechShorterThanMinSpeechNeverBecomesASegment() {
+        var segmenter = Segmenter(configuration)
+        let actions = run(&segmenter, Array(repeating: 0.1, count: 50) + Array(repeating: 0.9, count: 15) + Array(repeating: 0.1, count: 100))
+        #expect(ends(actions).isEmpty, "150 ms of speech is under the 200 ms minimum")
+        #expect(!actions.contains { if case .audio = $0 { true } else { false } }, "nothing passes with drop-silence")
+    }
+
+    @Test func aLongSegmentIsCutAtMaxDurationAndTheNextStartsWhereItEnded() {
+        var configuration = configuration
+        configuration.maxSegmentMs = 2000
+        var segmenter = Segmenter(configuration)
+        let actions = run(&segmenter, Array(repeating: 0.9, count: 500))
+        let found = ends(actions)
+        #expect(found.count >= 2)
+        #expect(found.first?.reason == .maxDuration)
+        for (first, second) in zip(found, found.dropFirst()) { #expect(second.start == first.end) }
+        #expect(found.last?.reason == .eos)
+    }
+
+    @Test func pushToTalkSegmentsFollowTheButton() {
+        var configuration = configuration
+        configuration.mode = .ptt
+        var segmenter = Segmenter(configuration)
+        var actions = frames(Array(repeating: 0.1, count: 30)).enumerated().flatMap { index, frame in
+            segmenter.push(frame, pttActive: (10..<20).contains(index))
+        }
+        actions += segmenter.finish()
+        let found = ends(actions)
+        #expect(found.count == 1)
+        #expect(found[0].start == 100_000_000 && found[0].end == 200_000_000)
+        #expect(found[0].reason == .pttRelease)
+    }
+
+    @Test func everyAudioFrameOfASegmentLiesInsideItsBounds() {
+        var segmenter = Segmenter(configuration)
+        let actions = run(&segmenter, Array(repeating: 0.1, count: 60) + Array(repeating: 0.9, count: 80) + Array(repeating: 0.1, count: 80))
+        let found = ends(actions)
+        let audio = actions.compactMap { if case .audio(let frame, let id?) = $0 { (frame, id) } else { nil } }
+        #expect(!audio.isEmpty)
+        for (frame, _) in audio { #expect(frame.pts >= found[0].start && frame.end <= found[0].end) }
+    }
+}
+
+/// The real FFT against a plain DFT of the same windowed frame.
+@Suite struct RealFFTTests {
+    @Test(arguments: [16, 64, 512])
+    func powerSpectrumEqualsANaiveDFT(size: Int) {
+        let fft = RealFFT(size: size)
+        var generator = SystemRandomNumberGenerator()
+        let signal = (0..<size).map { _ in Float.random(in: -1...1, using: &generator) }
+        let window: [Float] = (0..<size).map { index -> Float in
+            let phase = 2 * Float.pi * Float(index) / Float(size)
+            return 0.5 - 0.5 * cos(phase)
+        }
+        var power = [Float](repeating: 0, count: size / 2 + 1)
+        var scratch = RealFFT.Scratch(size: size)
+        fft.powerSpectrum(of: signal, window: window, into: &power, scratch: &scratch)
+        for k in 0...(size / 2) {
+            var re = 0.0, im = 0.0
+            for n in 0..<size {
+                let x = Double(signal[n] * window[n])
+                let angle = -2 * Double.pi * Double(k * n) / Double(size)
+                re += x * cos(angle)
+                im += x * sin(angle)
+            }
+            let expected = re * re + im * im
+            #expect(abs(Double(power[k]) - expected) <= 1e-3 * max(1, expected), "bin \(k): \(power[k]) vs \(expected)")
+        }
+    }
+}
