@@ -2,13 +2,14 @@
 import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
-let elementTargets = ["VADSegmenter", "CloudSTT", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
+let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
 
 /// Which provider targets an element uses.
 let providers: [String: [Target.Dependency]] = [
     "EspeakTTS": [.target(name: "EspeakEngine")],
     "EspeakSrc": [.target(name: "EspeakEngine")],
     "CloudSTT": [.target(name: "PocketSphinxEngine"), .target(name: "WhisperEngine")],
+    "StreamTranslator": [.target(name: "ApertiumEngine")],
 ]
 
 /// The speech detector runs a network per 10 ms frame on SIMD types, which an
@@ -65,13 +66,15 @@ let package = Package(
             path: "plugins/GstParley"),
         // Providers: engines that elements share, beside the elements.
         .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
+        // Apertium (Debian) as long-lived null-flush processes, one per language pair.
+        .target(name: "ApertiumEngine", path: "plugins/ApertiumEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
         .target(name: "WhisperEngine", path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),
         .target(name: "Parley", dependencies: ["GstKit", "ParleySpeech", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine", .product(name: "Hummingbird", package: "hummingbird")],
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",
@@ -91,6 +94,7 @@ let package = Package(
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),
+        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator"], path: "Tests/StreamTranslatorTests"),
         .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter", "ParleyCore"], path: "Tests/VADSegmenterTests"),
         .testTarget(
             name: "ParleyTests",

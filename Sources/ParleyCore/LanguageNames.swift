@@ -8,6 +8,9 @@ public enum LanguageNames {
     ]
     static let byName = Dictionary(uniqueKeysWithValues: byCode.map { ($0.value, $0.key) })
 
+    /// Every language name known ("english", "spanish", ...).
+    public static var allNames: [String] { Array(byName.keys) }
+
     /// "english" → "en"; a code stays a code; unknown names pass through.
     public static func code(_ name: String) -> String { byName[name.lowercased()] ?? name }
 

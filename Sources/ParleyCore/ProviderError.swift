@@ -68,6 +68,17 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// `error` with `key` taken out of every message it carries.
+    public static func scrubbed(_ error: ProviderError, key: String) -> ProviderError {
+        guard !key.isEmpty else { return error }
+        switch error {
+        case .unauthorized(let message): return .unauthorized(message: Redaction.redact(message, secrets: [key]))
+        case .badRequest(let status, let message): return .badRequest(status: status, message: Redaction.redact(message, secrets: [key]))
+        case .server(let status, let message): return .server(status: status, message: Redaction.redact(message, secrets: [key]))
+        default: return error
+        }
+    }
+
     private struct Envelope: Decodable {
         struct Detail: Decodable {
             var message: String?

@@ -66,6 +66,12 @@ public enum TranscriptionServer {
             if let denied = handler.authorize(request) { return denied }
             return await handler.transcribe(request)
         }
+        let chat = ChatCompletionsHandler(configuration: configuration)
+        defer { chat.stop() }
+        router.post("/v1/chat/completions") { request, _ -> Response in
+            if let denied = handler.authorize(request) { return denied }
+            return await chat.complete(request)
+        }
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),

@@ -41,6 +41,8 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove(SegmentFormatter.line(segment), toStandardOutput: true)
                 case .transcript(let result) where result.status == .final:
                     status.printAbove("transcript \(result.segmentID): \(result.text)", toStandardOutput: true)
+                case .translation(let result) where result.status == .final:
+                    status.printAbove("translation \(result.segmentID) (\(result.language)): \(result.text)", toStandardOutput: true)
                 case .latency(let report) where latency:
                     status.printAbove(LatencyFormatter.line(report))
                 case .stateChanged(_, "PLAYING"):

@@ -70,7 +70,7 @@ import Testing
         try await Task.sleep(nanoseconds: 300_000_000)
         pipeline.stop()  // PAUSED→READY cancels and joins
         try await Task.sleep(nanoseconds: 100_000_000)
-        #expect(TestRecords.shared.record("cancelstage").cancelled >= 1, "the requests in flight saw their cancellation")
+        #expect(TestRecords.shared.cancellationCount("cancelstage") >= 1, "the requests in flight saw their cancellation")
     }
 
     @Test func requestPadsFanOutToEveryBranch() async throws {

@@ -46,18 +46,23 @@ import Testing
         let folder = TestSupport.temporaryFolder()
         let transcript = folder.appendingPathComponent("transcript.srt").path
         let spoken = folder.appendingPathComponent("spoken.wav").path
+        let translation = folder.appendingPathComponent("translation.srt").path
         let result = try await TestSupport.run(TestSupport.parleyExecutable, [
             "run", root.appendingPathComponent("pipelines/main.pipeline").path,
-            "--set", "TRANSCRIPT=\(transcript)", "--set", "SPOKEN=\(spoken)",
+            "--set", "TRANSCRIPT=\(transcript)", "--set", "SPOKEN=\(spoken)", "--set", "TRANSLATION=\(translation)",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.components(separatedBy: "\n")
         #expect(lines.filter { $0.hasPrefix("segment ") }.count == 3, "three utterances: \(result.stdout)")
         #expect(lines.filter { $0.hasPrefix("transcript ") }.count == 3)
+        #expect(lines.filter { $0.hasPrefix("translation ") && $0.contains("(es)") }.count == 3, "\(result.stdout)")
+        let spanish = try String(contentsOfFile: translation, encoding: .utf8)
+        #expect(spanish.contains("hombre joven"), "the young man, in Spanish: \(spanish)")
+        #expect(spanish.contains("00:00:00,000 --> "))
         let srt = try String(contentsOfFile: transcript, encoding: .utf8)
         #expect(srt.contains("young man"), "\(srt)")
         #expect(srt.contains("00:00:00,000 --> "))
         let size = (try FileManager.default.attributesOfItem(atPath: spoken)[.size] as? Int) ?? 0
-        #expect(size > 22_050 * 2 * 5, "at least 5 s of speech spoken back")
+        #expect(size > 22_050 * 2 * 5, "at least 5 s of Spanish speech spoken")
     }
 }

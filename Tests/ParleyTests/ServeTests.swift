@@ -86,3 +86,65 @@ import Testing
         #expect(result.stderr.contains("--api-key"))
     }
 }
+
+/// `parley serve`'s chat completions over apertium, through curl and through
+/// streamtranslator.
+@Suite(.serialized) struct ServeChatTests {
+    init() { Parley.register(testElements) }
+
+    @Test func curlGetsTheChunkFormatAndTheTranslation() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let body = #"{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"Translate from English to Spanish."},{"role":"user","content":"The young man went home."}]}"#
+        let result = try await TestSupport.run("/usr/bin/curl", [
+            "-sS", "--noproxy", "*", "-N", "-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/chat/completions",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = result.stdout.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+        #expect(events.first?.contains(#""role":"assistant""#) == true, "a role chunk first")
+        #expect(events.last == "data: [DONE]")
+        #expect(events.dropLast().last?.contains(#""usage""#) == true, "the usage chunk before [DONE]")
+        let stream = ChatStreamReader(result.stdout)
+        let cli = try await TestSupport.run("/usr/bin/apertium", ["-u", "eng-spa"], input: "The young man went home.")
+        #expect(stream.text == cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(stream.contentChunks >= 4, "word-sized chunks")
+
+        let plain = try await TestSupport.run("/usr/bin/curl", [
+            "-sS", "--noproxy", "*", "-H", "Content-Type: application/json",
+            "-d", #"{"messages":[{"role":"user","content":"Good morning."}]}"#, "\(server.url)/v1/chat/completions",
+        ])
+        #expect(plain.stdout.contains(#""object":"chat.completion""#) && plain.stdout.contains("Buenos"), "\(plain.stdout)")
+    }
+
+    @Test func streamtranslatorThroughParleyServeEqualsTheLocalProvider() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let texts = "The young man went home.|Where is the station?|Thank you very much."
+        func translations(_ options: String) async throws -> [TextResult] {
+            let pipeline = try Pipeline(launch: "parleytestsrc texts=\"\(texts)\" ! streamtranslator \(options) ! fakesink")
+            var results: [TextResult] = []
+            try await pipeline.run { if case .translation(let result) = $0 { results.append(result) } }
+            return results
+        }
+        let remote = try await translations("provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es emit=partials")
+        let local = try await translations("provider=local source-language=en target-language=es")
+        #expect(remote.count == 3)
+        #expect(remote.map(\.text) == local.map(\.text))
+        #expect(remote.map(\.segmentID) == [0, 1, 2])
+    }
+}
+
+/// Reads the content of a chat completion event stream (for tests).
+struct ChatStreamReader {
+    var text = ""
+    var contentChunks = 0
+    init(_ stream: String) {
+        for event in stream.components(separatedBy: "\n\n") where event.hasPrefix("data: {") {
+            guard let json = try? JSONSerialization.jsonObject(with: Data(event.dropFirst(6).utf8)) as? [String: Any],
+                  let choices = json["choices"] as? [[String: Any]], let delta = choices.first?["delta"] as? [String: Any],
+                  let content = delta["content"] as? String, !content.isEmpty else { continue }
+            text += content
+            contentChunks += 1
+        }
+    }
+}

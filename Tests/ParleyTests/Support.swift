@@ -52,7 +52,7 @@ enum TestSupport {
 
     /// Runs a program to completion, off Swift's cooperative pool.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                    currentDirectory: URL? = nil) async throws -> Result {
+                    currentDirectory: URL? = nil, input: String? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -61,8 +61,13 @@ enum TestSupport {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         return await withCheckedContinuation { continuation in
             Thread {
                 // Both pipes are drained at once: a full stderr pipe would

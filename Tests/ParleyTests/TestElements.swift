@@ -15,14 +15,17 @@ final class TestRecords: Sendable {
         var received: [UInt64] = []
         var statuses: [SpeechStatus] = []
         var maxGap = 0
-        /// Work that saw its task cancelled (a flush or a stop).
-        var cancelled = 0
     }
     private let records = Mutex<[String: Record]>([:])
     func update(_ name: String, _ body: (inout Record) -> Void) {
         records.withLock { body(&$0[name, default: Record()]) }
     }
     func reset() { records.withLock { $0.removeAll() } }
+    /// Cancellations seen by work, by element name; never reset, so a test
+    /// running beside another that resets the records still sees its own.
+    private let cancellations = Mutex<[String: Int]>([:])
+    func cancelled(_ name: String) { cancellations.withLock { $0[name, default: 0] += 1 } }
+    func cancellationCount(_ name: String) -> Int { cancellations.withLock { $0[name] ?? 0 } }
     func record(_ name: String) -> Record { records.withLock { $0[name] ?? Record() } }
     /// How many buffers sources have produced in total, for gap tracking.
     func produced(_ name: String) -> Int { record(name).produced }
@@ -141,7 +144,7 @@ final class RandomDelayStage: AsyncTransform {
                 do {
                     try await Task.sleep(nanoseconds: UInt64.random(in: 0...UInt64(maxService)) * 1000)
                 } catch {
-                    TestRecords.shared.update(source) { $0.cancelled += 1 }
+                    TestRecords.shared.cancelled(source)
                 }
             }
             let out = Buffer(string: text)

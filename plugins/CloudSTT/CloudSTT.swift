@@ -170,6 +170,9 @@ public final class CloudSTTElement: AsyncTransform {
     public let stage: AsyncStage
     let counters = ResultCounters()
     let keyRejected = Flag()
+    /// Set once the element closes: the Whisper worker's monitor may report
+    /// after that (its shutdown, or later), when the element may be gone.
+    let closed = Flag()
     /// The last final transcript, for context-prompt.
     let previousTranscript = Mutex("")
 
@@ -236,9 +239,12 @@ public final class CloudSTTElement: AsyncTransform {
     public func open() throws(ElementMessageText) {
         let current = settings.withLock { $0 }
         let element = element
+        let closed = closed
+        closed.set(false)
         let made: any Transcriber
         do {
             made = try current.provider.makeTranscriber(current, environment: ProcessInfo.processInfo.environment) {
+                guard !closed.isSet else { return }
                 Self.report($0, to: element)
             }
         } catch {
@@ -256,6 +262,7 @@ public final class CloudSTTElement: AsyncTransform {
     }
 
     public func close() {
+        closed.set()
         let made = transcriber.withLock { made in
             defer { made = nil }
             return made

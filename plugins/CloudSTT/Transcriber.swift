@@ -182,7 +182,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
         do throws(RetryingSender.Failure) {
             (response, attempts) = try await sender.send(http, onChunk: onChunk)
         } catch {
-            throw TranscriberFailure(error: Self.scrub(error.error, key: apiKey), attempts: error.attempts)
+            throw TranscriberFailure(error: ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
         }
         var result = streaming
             ? try Self.parseStream(response, attempts: attempts)
@@ -222,16 +222,6 @@ struct OpenAICompatibleTranscriber: Transcriber {
         let silent = !(body.segments ?? []).isEmpty && (body.segments ?? []).allSatisfy { ($0.no_speech_prob ?? 0) > 0.6 }
         return Transcription(text: silent && text.isEmpty ? "" : text, language: body.language.map(LanguageNames.code),
                              noSpeech: silent && text.isEmpty)
-    }
-
-    private static func scrub(_ error: ProviderError, key: String) -> ProviderError {
-        guard !key.isEmpty else { return error }
-        switch error {
-        case .unauthorized(let message): return .unauthorized(message: Redaction.redact(message, secrets: [key]))
-        case .badRequest(let status, let message): return .badRequest(status: status, message: Redaction.redact(message, secrets: [key]))
-        case .server(let status, let message): return .server(status: status, message: Redaction.redact(message, secrets: [key]))
-        default: return error
-        }
     }
 }
 

@@ -4,6 +4,7 @@ import GstKit
 import CloudSTT
 import EspeakSrc
 import EspeakTTS
+import StreamTranslator
 import TranscriptSink
 import VADSegmenter
 
@@ -11,6 +12,7 @@ import VADSegmenter
 public let parleyElements: [any ElementImpl.Type] = [
     VADSegmenterElement.self,
     CloudSTTElement.self,
+    StreamTranslatorElement.self,
     EspeakTTSElement.self,
     EspeakSrcElement.self,
     TranscriptSinkElement.self,

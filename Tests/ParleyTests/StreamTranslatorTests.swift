@@ -1,0 +1,109 @@
+import Foundation
+import Parley
+import GstKit
+import ParleyCore
+import ParleyTestSupport
+import Testing
+
+/// streamtranslator in real pipelines: apertium from Debian locally, and a
+/// server speaking the chat completions wire format for the faults.
+@Suite struct StreamTranslatorTests {
+    init() { Parley.register(testElements) }
+
+    /// Runs texts (one buffer each) through the translator; returns the translations and warnings.
+    func translate(_ texts: [String], options: String) async throws
+        -> (results: [TextResult], warnings: [String], error: PipelineError?, figures: [String: PropertyValue]) {
+        let joined = texts.joined(separator: "|")
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="\(joined)" ! streamtranslator name=translator \(options) ! fakesink
+            """)
+        var results: [TextResult] = [], warnings: [String] = [], figures: [String: PropertyValue] = [:]
+        var failure: PipelineError?
+        do {
+            try await pipeline.run { event in
+                if case .translation(let result) = event { results.append(result) }
+                if case .warning(_, let message, _) = event { warnings.append(message) }
+                if case .eos = event {
+                    for name in ["results-final", "results-skipped", "results-failed", "cache-hits"] {
+                        figures[name] = try? pipeline.get(name, of: "translator")
+                    }
+                }
+            }
+        } catch {
+            failure = error
+        }
+        return (results, warnings, failure, figures)
+    }
+
+    @Test func theLocalTranslationIsWhatTheApertiumCommandSays() async throws {
+        let sentences = ["The young man went home.", "He was not an ill-disposed young man.", "Where is the station?"]
+        let (results, warnings, error, _) = try await translate(sentences, options: "source-language=en target-language=es")
+        #expect(error == nil && warnings.isEmpty, "\(warnings)")
+        #expect(results.map(\.segmentID) == [0, 1, 2])
+        #expect(results.allSatisfy { $0.language == "es" && $0.status == .final })
+        for (sentence, result) in zip(sentences, results) {
+            let cli = try await TestSupport.run("/usr/bin/apertium", ["-u", "eng-spa"], input: sentence)
+            #expect(result.text == cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(sentence)")
+        }
+    }
+
+    @Test func aPairThatIsNotInstalledFailsAtStartListingThePairs() async throws {
+        let (_, _, error, _) = try await translate(["Hello"], options: "source-language=en target-language=ko")
+        let message = "\(String(describing: error))"
+        #expect(message.contains("no en→ko pair"), "\(message)")
+        #expect(message.contains("eng-spa"), "lists what is installed: \(message)")
+    }
+
+    @Test func aRepeatedTextIsAnsweredFromTheCache() async throws {
+        let (results, _, _, figures) = try await translate(["Good morning.", "Good night.", "Good morning."],
+                                                           options: "source-language=en target-language=es")
+        #expect(results.count == 3)
+        #expect(results[0].text == results[2].text)
+        #expect(figures["cache-hits"] == .uint64(1))
+        #expect(figures["results-final"] == .uint64(3))
+    }
+
+    @Test func emptyTextIsSkippedWithAWarningAndTheRestGoesOn() async throws {
+        let (results, warnings, error, figures) = try await translate(["Hello.", "   ", "Thank you."],
+                                                                      options: "source-language=en target-language=es")
+        #expect(error == nil)
+        #expect(results.map(\.status) == [.final, .skipped, .final])
+        #expect(warnings.contains { $0.contains("segment 1") && $0.contains("empty") }, "\(warnings)")
+        #expect(figures["results-skipped"] == .uint64(1))
+    }
+
+    @Test func aStreamedTranslationShowsPartialsThatArePrefixesOfTheFinal() async throws {
+        let stream = """
+            data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\n\n\
+            data: {"choices":[{"delta":{"content":"Hola, "}}]}\n\n\
+            data: {"choices":[{"delta":{"content":"joven."}}]}\n\n\
+            data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n
+            """
+        // Pieces 150 ms apart, so the partials leave before the final.
+        let pieces = stream.components(separatedBy: "\n\n").filter { !$0.isEmpty }.map { ($0 + "\n\n", 150) }
+        let server = try ScriptedHTTPServer([.stream(pieces: pieces)])
+        defer { server.stop() }
+        let (results, _, error, _) = try await translate(["Hello, young man."], options:
+            "provider=compatible base-url=\(server.url)/v1 emit=partials target-language=es")
+        #expect(error == nil)
+        let final = try #require(results.last)
+        #expect(final.status == .final && final.text == "Hola, joven.")
+        let request = try #require(server.requests.first)
+        #expect(request.path == "/v1/chat/completions")
+        let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        #expect(body["stream"] as? Bool == true && body["model"] as? String == "gpt-4o-mini")
+    }
+
+    @Test func aRejectedKeyIsFatalAndNamesTheVariableNotTheKey() async throws {
+        setenv("PARLEY_TEST_TRANSLATE_KEY", "sk-test-secret-key-123456", 1)
+        let server = try ScriptedHTTPServer([.respond(status: 401, headers: ["Content-Type": "application/json"],
+            body: #"{"error":{"message":"Incorrect API key provided: sk-test-secret-key-123456","type":"invalid_request_error"}}"#)])
+        defer { server.stop() }
+        let (_, warnings, error, _) = try await translate(["Hello."], options:
+            "provider=compatible base-url=\(server.url)/v1 api-key-env=PARLEY_TEST_TRANSLATE_KEY")
+        let everything = "\(String(describing: error)) \(warnings)"
+        #expect(everything.contains("PARLEY_TEST_TRANSLATE_KEY"))
+        #expect(!everything.contains("sk-test-secret-key-123456"))
+        #expect(server.requests.count == 1, "401 is not retried")
+    }
+}

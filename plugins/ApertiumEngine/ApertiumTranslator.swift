@@ -1,0 +1,185 @@
+// Apertium from Debian as a long-lived process per language pair, so a
+// request costs milliseconds instead of a pipeline of ten processes.
+//
+// `apertium-wblank-mode -z` turns the pair's mode file into its shell
+// pipeline with every stage in null-flush mode: each input ending in NUL is
+// translated and answered with output ending in NUL. The text deformatter
+// (apertium-destxt) drops NULs in Debian 12's version, so its job is done
+// here: the characters the stream format reserves are escaped, and the
+// sentence end it would add (".[]") is added and taken off again.
+import Foundation
+import Synchronization
+
+public enum ApertiumError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No installed mode translates between the two languages.
+    case noPair(from: String, to: String, installed: [String])
+    case startFailed(String)
+    /// The process died or answered nothing within the timeout.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .noPair(let from, let to, let installed):
+            "apertium has no \(from)→\(to) pair installed; installed: \(installed.isEmpty ? "none (apt-get install apertium-eng-spa, ...)" : installed.joined(separator: ", "))"
+        case .startFailed(let why): "apertium did not start: \(why)"
+        case .failed(let why): "apertium failed: \(why)"
+        }
+    }
+}
+
+public final class ApertiumTranslator: @unchecked Sendable {
+    // @unchecked: the process and its pipes are used only under `lock`.
+    public static let modesDirectory = "/usr/share/apertium/modes"
+
+    /// ISO 639-1 → 639-3 for the languages apertium pairs in Debian use.
+    static let threeLetter = [
+        "en": "eng", "es": "spa", "ca": "cat", "fr": "fra", "it": "ita", "pt": "por", "de": "deu", "nl": "nld",
+        "gl": "glg", "eu": "eus", "oc": "oci", "ro": "ron", "an": "arg", "ast": "ast", "eo": "epo", "sv": "swe",
+        "da": "dan", "nb": "nob", "nn": "nno", "is": "isl", "cy": "cym", "br": "bre", "ru": "rus", "uk": "ukr",
+    ]
+
+    /// The pair's mode name ("eng-spa") for two BCP-47 tags ("en-US", "es"),
+    /// among `installed` modes; nil when none fits.
+    public static func mode(from source: String, to target: String, installed: [String]) -> String? {
+        let a = primary(source), b = primary(target)
+        let candidates = [
+            "\(threeLetter[a] ?? a)-\(threeLetter[b] ?? b)", "\(a)-\(b)",
+        ]
+        return candidates.first { installed.contains($0) }
+    }
+
+    /// "en-US" → "en", "zh-Hans" → "zh".
+    public static func primary(_ tag: String) -> String {
+        String(tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
+    }
+
+    /// Modes installed, by name ("eng-spa", "spa-eng", ...).
+    public static func installedModes(in directory: String = modesDirectory) -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return files.filter { $0.hasSuffix(".mode") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    public let mode: String
+    private let lock = Mutex(())
+    private let process: Process
+    private let input: FileHandle
+    private let output: Int32
+    private let timeoutMs: Int32
+
+    /// Starts the pipeline for `mode` (one of `installedModes()`).
+    public init(mode: String, directory: String = modesDirectory, timeoutMs: Int = 10_000) throws(ApertiumError) {
+        self.mode = mode
+        self.timeoutMs = Int32(clamping: timeoutMs)
+        let script: String
+        do {
+            script = try Self.nullFlushScript(for: "\(directory)/\(mode).mode")
+        } catch {
+            throw .startFailed("apertium-wblank-mode could not read \(mode).mode (\(error))")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // $1 is lt-proc's generation flag (-n: no unknown-word marks), $2 the tagger's.
+        process.arguments = ["-c", script, "apertium-\(mode)", "-n", ""]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .startFailed("\(error)")
+        }
+        self.process = process
+        input = stdin.fileHandleForWriting
+        output = stdout.fileHandleForReading.fileDescriptor
+    }
+
+    deinit { shutdown() }
+
+    private static func nullFlushScript(for modeFile: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/apertium-wblank-mode")
+        process.arguments = ["-z", modeFile]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, !data.isEmpty else {
+            throw ApertiumError.startFailed("apertium-wblank-mode exited with \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Translates one text; requests are served one at a time.
+    public func translate(_ text: String) throws(ApertiumError) -> String {
+        let request = Data((Self.escape(text) + ".[]").utf8) + Data([0])
+        let result: Result<String, ApertiumError> = lock.withLock { _ in
+            guard process.isRunning else { return .failure(.failed("the \(mode) process has exited")) }
+            do {
+                try input.write(contentsOf: request)
+            } catch {
+                return .failure(.failed("could not write to the \(mode) process: \(error)"))
+            }
+            return readAnswer().map(Self.unescape)
+        }
+        return try result.get()
+    }
+
+    /// Reads up to the NUL that ends an answer, waiting at most the timeout
+    /// for each piece.
+    private func readAnswer() -> Result<String, ApertiumError> {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, timeoutMs)
+            if ready == 0 { return .failure(.failed("no answer from the \(mode) process in \(timeoutMs) ms")) }
+            if ready < 0 { continue }
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count <= 0 { return .failure(.failed("the \(mode) process closed its output")) }
+            if let end = chunk[0..<count].firstIndex(of: 0) {
+                bytes += chunk[0..<end]
+                return .success(String(decoding: bytes, as: UTF8.self))
+            }
+            bytes += chunk[0..<count]
+        }
+    }
+
+    /// Ends the process (READY→NULL).
+    public func shutdown() {
+        lock.withLock { _ in
+            try? input.close()
+            if process.isRunning { process.terminate() }
+        }
+    }
+
+    /// The stream format's reserved characters, backslash-escaped as the
+    /// deformatter does.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "[", "]", "^", "$", "@", "/", "<", ">", "\\", "{", "}": escaped += "\\\(character)"
+            case "\0": break
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// Undoes `escape`, and takes off the sentence end and blanks added to the request.
+    static func unescape(_ text: String) -> String {
+        var body = Substring(text)
+        if let end = body.range(of: ".[]", options: .backwards) { body = body[..<end.lowerBound] }
+        var result = ""
+        var escaping = false
+        for character in body {
+            if escaping { result.append(character); escaping = false }
+            else if character == "\\" { escaping = true }
+            else { result.append(character) }
+        }
+        return result.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

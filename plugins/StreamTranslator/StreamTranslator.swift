@@ -1,0 +1,297 @@
+// streamtranslator: translates (or answers) each final text result, in
+// segment order, showing the translation as it streams.
+//
+//     gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample \
+//         ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! cloudstt \
+//         ! streamtranslator target-language=es ! transcriptsink
+//
+// Finals are translated; partial transcripts are dropped (the translator
+// works on settled text); failed and skipped results pass on with their
+// status, so every segment that enters leaves. A buffer with no speech meta
+// counts as a final and is numbered in arrival order. Each result leaves as
+// `emit` says (final, sentences, partials), carrying ParleySpeechMeta with
+// the target language; a `parley/translation` message per final gives the
+// translation, the source text and who served it. An empty or non-UTF-8
+// text gives a skipped or failed result with a warning, never a crash.
+//
+// Providers: `local` (the default) runs apertium from Debian as one
+// long-lived process per language pair (a request costs milliseconds);
+// `openai` and `compatible` stream `/v1/chat/completions` (SSE) with retries
+// on 429/5xx; a rejected key is a fatal error naming its variable. Results
+// are cached in memory (`cache`, `cache-ttl-s`): a repeated text makes no
+// request.
+import Foundation
+import GstKit
+import ParleyCore
+import ParleySpeech
+import Synchronization
+
+public final class StreamTranslatorElement: AsyncTransform {
+    public static let DEFAULT_PROVIDER = TranslatorProvider.local
+    public static let DEFAULT_BASE_URL = ""
+    public static let DEFAULT_MODEL = ""
+    public static let DEFAULT_SOURCE_LANGUAGE = "auto"
+    public static let DEFAULT_TARGET_LANGUAGE = "es"
+    public static let DEFAULT_SYSTEM_PROMPT = ""
+    public static let DEFAULT_MODE = TranslatorMode.translate
+    public static let DEFAULT_CONTEXT_SEGMENTS = 0
+    public static let DEFAULT_TEMPERATURE = 0.0
+    public static let DEFAULT_EMIT = TranslationEmit.final
+    public static let DEFAULT_CACHE = true
+    public static let DEFAULT_CACHE_TTL_S = 86_400
+    public static let DEFAULT_TIMEOUT_MS = 30_000
+    public static let DEFAULT_MAX_RETRIES = 2
+    public static let DEFAULT_API_KEY_ENV = ""
+    /// Two requests at once: a slow answer does not hold the next one back (order is kept anyway).
+    public static let DEFAULT_MAX_IN_FLIGHT = 2
+    /// Texts longer than this are refused per segment (a transcript is far shorter).
+    static let maxTextBytes = 16 * 1024
+
+    public static let metadata = ElementMetadata(
+        factoryName: "streamtranslator", typeName: "GstParleyStreamTranslator",
+        longName: "Streaming translator", klass: "Filter/Text",
+        description: "Translates (or answers) each final text result in segment order, streaming the translation as it forms",
+        example: "gst-launch-1.0 -m fdsrc ! text/x-raw,format=utf8 ! streamtranslator source-language=en target-language=es ! fakesink")
+    public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
+
+    public static let properties = [
+        PropertySpec("provider", nick: "Provider", blurb: "Who translates",
+                     .enumeration(typeName: "GstParleyTranslatorProvider", values: TranslatorProvider.values,
+                                  default: DEFAULT_PROVIDER.rawValue)),
+        PropertySpec("base-url", nick: "Base URL", blurb: "API base URL; empty = https://api.openai.com/v1 (openai); required for compatible",
+                     .string(default: DEFAULT_BASE_URL)),
+        PropertySpec("model", nick: "Model", blurb: "Chat model; empty = gpt-4o-mini", .string(default: DEFAULT_MODEL)),
+        PropertySpec("source-language", nick: "Source language",
+                     blurb: "BCP-47 language of the text, or auto: the language in each result's meta (else en)",
+                     .string(default: DEFAULT_SOURCE_LANGUAGE)),
+        PropertySpec("target-language", nick: "Target language", blurb: "BCP-47 language to translate into",
+                     .string(default: DEFAULT_TARGET_LANGUAGE)),
+        PropertySpec("system-prompt", nick: "System prompt",
+                     blurb: "Instructions for chat providers; {source} and {target} become language names; empty = the mode's default",
+                     .string(default: DEFAULT_SYSTEM_PROMPT)),
+        PropertySpec("mode", nick: "Mode", blurb: "Translate what was said, or answer it",
+                     .enumeration(typeName: "GstParleyTranslatorMode", values: TranslatorMode.values, default: DEFAULT_MODE.rawValue)),
+        PropertySpec("context-segments", nick: "Context segments",
+                     blurb: "Earlier source/result pairs sent as context to chat providers",
+                     .int(default: DEFAULT_CONTEXT_SEGMENTS, range: 0...50)),
+        PropertySpec("temperature", nick: "Temperature", blurb: "Sampling temperature for chat providers",
+                     .double(default: DEFAULT_TEMPERATURE, range: 0...2)),
+        PropertySpec("emit", nick: "Emit", blurb: "What goes downstream",
+                     .enumeration(typeName: "GstParleyTranslationEmit", values: TranslationEmit.values, default: DEFAULT_EMIT.rawValue)),
+        PropertySpec("cache", nick: "Cache", blurb: "Answer a text translated before from memory, without a request",
+                     .bool(default: DEFAULT_CACHE)),
+        PropertySpec("cache-ttl-s", nick: "Cache lifetime", blurb: "How long a cached translation is used, in seconds",
+                     .int(default: DEFAULT_CACHE_TTL_S, range: 0...(365 * 86_400))),
+        PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
+                     .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
+        PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
+                     .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
+        PropertySpec("api-key-env", nick: "API key variable", blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY",
+                     .string(default: DEFAULT_API_KEY_ENV)),
+        PropertySpec("results-final", nick: "Final results", blurb: "Segments translated",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+        PropertySpec("results-skipped", nick: "Skipped results", blurb: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+        PropertySpec("results-failed", nick: "Failed results", blurb: "Segments that could not be translated",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+        PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache",
+                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+    ] + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
+
+    static let log = DebugCategory("streamtranslator", description: "Parley streaming translator")
+
+    struct Settings {
+        var provider = DEFAULT_PROVIDER
+        var baseURL = DEFAULT_BASE_URL
+        var model = DEFAULT_MODEL
+        var sourceLanguage = DEFAULT_SOURCE_LANGUAGE
+        var targetLanguage = DEFAULT_TARGET_LANGUAGE
+        var systemPrompt = DEFAULT_SYSTEM_PROMPT
+        var mode = DEFAULT_MODE
+        var contextSegments = DEFAULT_CONTEXT_SEGMENTS
+        var temperature = DEFAULT_TEMPERATURE
+        var emit = DEFAULT_EMIT
+        var cache = DEFAULT_CACHE
+        var cacheTTLs = DEFAULT_CACHE_TTL_S
+        var timeoutMs = DEFAULT_TIMEOUT_MS
+        var maxRetries = DEFAULT_MAX_RETRIES
+        var apiKeyEnv = DEFAULT_API_KEY_ENV
+        var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
+    }
+
+    /// Streaming state, replaced whole on start.
+    struct State {
+        /// Numbers results that carry no meta.
+        var received: UInt64 = 0
+        /// Recent (source, result) pairs for context-segments.
+        var context: [(source: String, result: String)] = []
+    }
+
+    public let element: ElementHandle
+    public let stage: AsyncStage
+    let settings = Mutex(Settings())
+    let state = Mutex(State())
+    let translators = Mutex<[String: any TextTranslator]>([:])
+    let cache = TranslationCache(capacity: 1024)
+    let counters = TranslationCounters()
+    let keyRejected = Flag()
+
+    public init(element: ElementHandle) {
+        self.element = element
+        stage = AsyncStage(element: element, log: Self.log)
+    }
+
+    public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
+
+    public func property(named name: String) -> PropertyValue {
+        if let figure = stage.statisticsProperty(name) { return figure }
+        let current = settings.withLock { $0 }
+        if let queue = QueueProperties.property(name, of: current.queue) { return queue }
+        switch name {
+        case "provider": return .enumeration(current.provider.rawValue)
+        case "base-url": return .string(current.baseURL)
+        case "model": return .string(current.model)
+        case "source-language": return .string(current.sourceLanguage)
+        case "target-language": return .string(current.targetLanguage)
+        case "system-prompt": return .string(current.systemPrompt)
+        case "mode": return .enumeration(current.mode.rawValue)
+        case "context-segments": return .int(current.contextSegments)
+        case "temperature": return .double(current.temperature)
+        case "emit": return .enumeration(current.emit.rawValue)
+        case "cache": return .bool(current.cache)
+        case "cache-ttl-s": return .int(current.cacheTTLs)
+        case "timeout-ms": return .int(current.timeoutMs)
+        case "max-retries": return .int(current.maxRetries)
+        case "api-key-env": return .string(current.apiKeyEnv)
+        case "results-final": return .uint64(counters.final.load(ordering: .relaxed))
+        case "results-skipped": return .uint64(counters.skipped.load(ordering: .relaxed))
+        case "results-failed": return .uint64(counters.failed.load(ordering: .relaxed))
+        case "cache-hits": return .uint64(counters.cacheHits.load(ordering: .relaxed))
+        default: return .int(0)
+        }
+    }
+
+    public func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            if QueueProperties.set(name, value, in: &settings.queue) { return }
+            switch name {
+            case "provider": settings.provider = TranslatorProvider(rawValue: value.int) ?? Self.DEFAULT_PROVIDER
+            case "base-url": settings.baseURL = value.string ?? ""
+            case "model": settings.model = value.string ?? ""
+            case "source-language": settings.sourceLanguage = value.string ?? ""
+            case "target-language": settings.targetLanguage = value.string ?? ""
+            case "system-prompt": settings.systemPrompt = value.string ?? ""
+            case "mode": settings.mode = TranslatorMode(rawValue: value.int) ?? Self.DEFAULT_MODE
+            case "context-segments": settings.contextSegments = value.int
+            case "temperature": settings.temperature = value.double
+            case "emit": settings.emit = TranslationEmit(rawValue: value.int) ?? Self.DEFAULT_EMIT
+            case "cache": settings.cache = value.bool
+            case "cache-ttl-s": settings.cacheTTLs = value.int
+            case "timeout-ms": settings.timeoutMs = value.int
+            case "max-retries": settings.maxRetries = value.int
+            case "api-key-env": settings.apiKeyEnv = value.string ?? ""
+            default: break
+            }
+        }
+    }
+
+    /// The source language a provider is set up for when the property says auto.
+    static func sourceLanguage(_ settings: Settings, meta: String?) -> String {
+        if settings.sourceLanguage != "auto" && !settings.sourceLanguage.isEmpty { return settings.sourceLanguage }
+        if let meta, !meta.isEmpty { return meta }
+        return "en"
+    }
+
+    public func open() throws(ElementMessageText) {
+        let current = settings.withLock { $0 }
+        guard !current.targetLanguage.isEmpty else {
+            throw .settings("target-language is empty: say which language to translate into, e.g. target-language=es",
+                            debug: "property target-language")
+        }
+        let source = Self.sourceLanguage(current, meta: nil)
+        do {
+            let translator = try current.provider.makeTranslator(current, sourceLanguage: source,
+                                                                 environment: ProcessInfo.processInfo.environment)
+            translators.withLock { $0[source] = translator }
+            element.postInfo(ElementMessageText("provider \(translator.name), \(source) to \(current.targetLanguage)"))
+        } catch {
+            throw .settings("\(error)", debug: "property provider")
+        }
+    }
+
+    public func start() throws(ElementMessageText) {
+        counters.reset()
+        keyRejected.set(false)
+        state.withLock { $0 = State() }
+    }
+
+    public func close() {
+        let all = translators.withLock { all in
+            defer { all.removeAll() }
+            return Array(all.values)
+        }
+        for translator in all { translator.shutdown() }
+    }
+
+    /// The translator for `source`, made on first use when results arrive
+    /// in a language the element was not set up for (source-language=auto).
+    func translator(for source: String) -> Result<any TextTranslator, TranslatorFailure> {
+        if let existing = translators.withLock({ $0[source] }) { return .success(existing) }
+        let current = settings.withLock { $0 }
+        do {
+            let made = try current.provider.makeTranslator(current, sourceLanguage: source,
+                                                           environment: ProcessInfo.processInfo.environment)
+            return .success(translators.withLock { all in
+                if let raced = all[source] { made.shutdown(); return raced }
+                all[source] = made
+                return made
+            })
+        } catch {
+            return .failure(TranslatorFailure(error: .engine("\(error)"), attempts: 0))
+        }
+    }
+
+    public func accept(_ buffer: Buffer) -> [StageWork] {
+        let number = state.withLock { state in
+            defer { state.received += 1 }
+            return state.received
+        }
+        let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
+        if meta.status == .partial { return [] }
+        let bytes = buffer.withBytes { Array($0) }
+        let segment = TextSegment(meta: meta, pts: buffer.pts, duration: buffer.duration, bytes: bytes)
+        return [work(for: segment)]
+    }
+}
+
+/// One text result to translate, as it arrived.
+struct TextSegment: Sendable {
+    var meta: SpeechMeta
+    var pts: UInt64
+    var duration: UInt64
+    var bytes: [UInt8]
+}
+
+/// Results by status, readable as properties.
+final class TranslationCounters: Sendable {
+    let final = Atomic<UInt64>(0)
+    let skipped = Atomic<UInt64>(0)
+    let failed = Atomic<UInt64>(0)
+    let cacheHits = Atomic<UInt64>(0)
+
+    func reset() {
+        final.store(0, ordering: .relaxed)
+        skipped.store(0, ordering: .relaxed)
+        failed.store(0, ordering: .relaxed)
+        cacheHits.store(0, ordering: .relaxed)
+    }
+
+    func count(_ status: SpeechStatus) {
+        switch status {
+        case .final: final.add(1, ordering: .relaxed)
+        case .skipped: skipped.add(1, ordering: .relaxed)
+        case .failed: failed.add(1, ordering: .relaxed)
+        case .partial: break
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import GstKit
+import ParleyCore
+import ParleySpeech
+
+extension StreamTranslatorElement {
+    /// The translation of one result, as work for the stage; its outputs
+    /// keep their place in segment order.
+    func work(for segment: TextSegment) -> StageWork {
+        let current = settings.withLock { $0 }
+        let name = element.name
+        let id = segment.meta.segmentID
+        return StageWork(progressive: { [self] emit in
+            let source = Self.sourceLanguage(current, meta: segment.meta.language)
+            let result = { (text: String, status: SpeechStatus, warning: String?) -> StageOutput in
+                self.result(segment, text: text, status: status, source: source, settings: current,
+                            warning: warning.map { "\(name): segment \(id): \($0)" })
+            }
+            switch segment.meta.status {
+            case .failed, .skipped:
+                return result("", segment.meta.status, nil)  // passes on; upstream already warned
+            default: break
+            }
+            guard segment.bytes.count <= Self.maxTextBytes else {
+                return result("", .failed, "the text is \(segment.bytes.count) bytes, over the \(Self.maxTextBytes)-byte limit: not translated")
+            }
+            guard let decoded = String(validating: segment.bytes, as: UTF8.self) else {
+                return result("", .failed, "the text is not valid UTF-8: not translated")
+            }
+            let text = decoded.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { return result("", .skipped, "the text is empty: nothing to translate") }
+            if keyRejected.isSet { return result("", .failed, "not sent: the provider rejected the API key") }
+
+            let prompt = (current.systemPrompt.isEmpty ? current.mode.defaultPrompt : current.systemPrompt)
+                .replacingOccurrences(of: "{source}", with: LanguageNames.name(ApertiumPrimary.primary(source)).capitalized)
+                .replacingOccurrences(of: "{target}", with: LanguageNames.name(ApertiumPrimary.primary(current.targetLanguage)).capitalized)
+            let model = current.model.isEmpty ? TranslatorProvider.defaultModel : current.model
+            let key = TranslationCache.Key(provider: current.provider.nick, model: current.provider == .local ? "" : model,
+                                           source: source, target: current.targetLanguage, prompt: prompt, text: text)
+            var meta = segment.meta
+            if current.cache, current.mode == .translate,
+               let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs)) {
+                counters.cacheHits.add(1, ordering: .relaxed)
+                return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
+                                  provider: "cache", meta: meta).stage
+            }
+            let translator: any TextTranslator
+            switch self.translator(for: source) {
+            case .success(let made): translator = made
+            case .failure(let failure): return result("", .failed, failure.error.description)
+            }
+            let context = state.withLock { Array($0.context.suffix(current.contextSegments)) }
+            let request = TranslationRequest(text: text, sourceLanguage: source, targetLanguage: current.targetLanguage,
+                                             systemPrompt: prompt, context: current.contextSegments > 0 ? context : [],
+                                             model: model, temperature: current.temperature)
+            meta.stamp(.requestSent)
+            let sentences = SentenceEmitter()
+            let partialMeta = meta
+            do throws(TranslatorFailure) {
+                let translation = try await translator.translate(request) { partial in
+                    let cleaned = OutputHygiene.clean(partial, source: text)
+                    switch current.emit {
+                    case .partials:
+                        emit(self.output(segment, text: cleaned, status: .partial, language: current.targetLanguage, meta: partialMeta))
+                    case .sentences:
+                        for sentence in sentences.complete(in: cleaned, final: false) {
+                            emit(self.output(segment, text: sentence, status: .final, language: current.targetLanguage, meta: partialMeta))
+                        }
+                    case .final:
+                        break
+                    }
+                }
+                if let firstToken = translation.firstTokenAt { meta.stamp(.firstByte, at: firstToken) }
+                let cleaned = OutputHygiene.clean(translation.text, source: text)
+                guard translation.finishReason == .stop else {
+                    return result(cleaned, .failed, "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
+                }
+                if current.cache && current.mode == .translate { cache.store(cleaned, for: key) }
+                if current.contextSegments > 0 {
+                    state.withLock { state in
+                        state.context.append((text, cleaned))
+                        if state.context.count > 50 { state.context.removeFirst() }
+                    }
+                }
+                var output = self.final(segment, text: cleaned, source: source, sourceText: text, settings: current,
+                                        provider: translator.name, meta: meta)
+                if current.emit == .sentences {
+                    // Sentences already out stay out; the rest follows.
+                    output.buffers = sentences.complete(in: cleaned, final: true).map {
+                        self.outputBuffer(segment, text: $0, status: .final, language: current.targetLanguage, meta: output.meta)
+                    }
+                }
+                return output.stage
+            } catch {
+                var output = result("", .failed, "provider \(translator.name) failed after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s"): \(error.error)")
+                if case .unauthorized = error.error, let remote = translator as? ChatCompletionsTranslator {
+                    keyRejected.set()  // later segments must not send the same key again
+                    output.error = .notAuthorized("\(remote.keyVariable) was rejected by \(remote.host): check the key, or use provider=local",
+                                                  debug: error.error.description)
+                }
+                return output
+            }
+        }, placeholder: { [self] reason in
+            result(segment, text: "", status: .skipped, source: segment.meta.language, settings: current,
+                   warning: "\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
+        })
+    }
+
+    /// A buffer of one result: the segment's span, the meta with the target language.
+    func outputBuffer(_ segment: TextSegment, text: String, status: SpeechStatus, language: String, meta: SpeechMeta) -> Buffer {
+        let buffer = Buffer(string: text)
+        buffer.pts = segment.pts
+        buffer.duration = segment.duration
+        var meta = meta
+        meta.status = status
+        meta.language = language
+        buffer.setSpeechMeta(meta)
+        return buffer
+    }
+
+    func output(_ segment: TextSegment, text: String, status: SpeechStatus, language: String, meta: SpeechMeta) -> StageOutput {
+        StageOutput(buffers: [outputBuffer(segment, text: text, status: status, language: language, meta: meta)])
+    }
+
+    /// A result that is not a translation: failed or skipped (with its warning), or passed on.
+    func result(_ segment: TextSegment, text: String, status: SpeechStatus, source: String, settings: Settings,
+                warning: String?) -> StageOutput {
+        counters.count(status)
+        var meta = segment.meta
+        meta.stamp(.resultComplete)
+        let message = translationMessage(segment, text: text, status: status, source: source, sourceText: "",
+                                         settings: settings, provider: "", meta: meta)
+        return StageOutput(buffers: [outputBuffer(segment, text: text, status: status, language: settings.targetLanguage, meta: meta)],
+                           warning: warning.map { ElementMessageText($0) }, messages: [message])
+    }
+
+    struct FinalOutput {
+        var buffers: [Buffer]
+        var messages: [Structure]
+        var meta: SpeechMeta
+        var stage: StageOutput { StageOutput(buffers: buffers, messages: messages) }
+    }
+
+    /// The translation of a segment: its buffer, `parley/translation` and latency figures.
+    func final(_ segment: TextSegment, text: String, source: String, sourceText: String, settings: Settings,
+               provider: String, meta: SpeechMeta) -> FinalOutput {
+        counters.count(.final)
+        var meta = meta
+        meta.stamp(.resultComplete)
+        var messages = [translationMessage(segment, text: text, status: .final, source: source, sourceText: sourceText,
+                                           settings: settings, provider: provider, meta: meta)]
+        var fields: [(String, PropertyValue)] = [("segment-id", .uint64(meta.segmentID)), ("stage", .string("translate"))]
+        if let sent = meta.stamps[.requestSent], let complete = meta.stamps[.resultComplete], complete >= sent {
+            fields.append(("time-to-final-ms", .double(Double(complete - sent) / 1e6)))
+            if let first = meta.stamps[.firstByte], first >= sent { fields.append(("ttft-ms", .double(Double(first - sent) / 1e6))) }
+        }
+        messages.append(Structure("parley/latency", fields))
+        return FinalOutput(buffers: [outputBuffer(segment, text: text, status: .final, language: settings.targetLanguage, meta: meta)],
+                           messages: messages, meta: meta)
+    }
+
+    func translationMessage(_ segment: TextSegment, text: String, status: SpeechStatus, source: String, sourceText: String,
+                            settings: Settings, provider: String, meta: SpeechMeta) -> Structure {
+        Structure("parley/translation", [
+            ("segment-id", .uint64(meta.segmentID)), ("text", .string(text)), ("status", .string(status.description)),
+            ("language", .string(settings.targetLanguage)), ("source-language", .string(source)),
+            ("source-text", .string(sourceText)), ("provider", .string(provider)),
+            ("start", .uint64(segment.pts)), ("duration", .uint64(segment.duration)),
+        ])
+    }
+}
+
+/// Which sentences of a growing translation have gone out already.
+final class SentenceEmitter: @unchecked Sendable {
+    // @unchecked: used by one stream's callbacks, one after another, then by its end.
+    private var sent = 0
+    private let lock = NSLock()
+
+    /// The sentences completed since the last call.
+    func complete(in text: String, final: Bool) -> [String] {
+        lock.lock(); defer { lock.unlock() }
+        let sentences = SentenceSplitter.split(text, final: final).sentences
+        guard sentences.count > sent else { return [] }
+        defer { sent = sentences.count }
+        return Array(sentences[sent...])
+    }
+}
+
+enum ApertiumPrimary {
+    static func primary(_ tag: String) -> String {
+        String(tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
+    }
+}

@@ -1,0 +1,69 @@
+import ApertiumEngine
+import Foundation
+import ParleyCore
+
+/// One text to translate (or answer, in assistant mode).
+struct TranslationRequest: Sendable {
+    var text: String
+    var sourceLanguage: String
+    var targetLanguage: String
+    /// The system prompt, its template already filled in.
+    var systemPrompt: String
+    /// Earlier (source, result) pairs, oldest first.
+    var context: [(source: String, result: String)]
+    var model: String
+    var temperature: Double
+}
+
+/// Why a result is not a plain final: `length` and `content-filter` are
+/// the provider's finish reasons, never silently truncated text.
+enum FinishReason: String, Sendable {
+    case stop, length, contentFilter = "content-filter"
+}
+
+struct Translation: Sendable {
+    var text: String
+    var finishReason: FinishReason = .stop
+    var attempts = 1
+    /// Monotonic time of the first token, when the provider streams.
+    var firstTokenAt: UInt64?
+}
+
+struct TranslatorFailure: Error, Sendable {
+    var error: ProviderError
+    var attempts: Int
+}
+
+/// A translation provider behind `streamtranslator`.
+protocol TextTranslator: Sendable {
+    /// Who serves requests, for messages ("local (apertium eng-spa)").
+    var name: String { get }
+    /// Translates; `onPartial` receives the text so far for providers that
+    /// stream (an empty text retracts what a broken attempt streamed).
+    func translate(_ request: TranslationRequest,
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation
+    func shutdown()
+}
+
+/// Apertium from Debian, one long-lived process per pair.
+struct ApertiumTextTranslator: TextTranslator {
+    let engine: ApertiumTranslator
+    var name: String { "local (apertium \(engine.mode))" }
+
+    func translate(_ request: TranslationRequest,
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+        // A blocking pipe read: off Swift's small cooperative pool.
+        let engine = engine
+        let result: Result<String, ApertiumError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(ApertiumError) in try engine.translate(request.text) })
+            }
+        }
+        switch result {
+        case .success(let text): return Translation(text: text)
+        case .failure(let error): throw TranslatorFailure(error: .engine(error.description), attempts: 1)
+        }
+    }
+
+    func shutdown() { engine.shutdown() }
+}

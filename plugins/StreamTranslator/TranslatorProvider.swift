@@ -1,0 +1,82 @@
+import ApertiumEngine
+import Foundation
+import GstKit
+import ParleyCore
+
+/// Who translates (`provider`).
+public enum TranslatorProvider: Int, Sendable, CaseIterable {
+    case local = 0, openai = 1, compatible = 2
+
+    static let values = [
+        EnumValue(local.rawValue, "local", "Apertium from Debian, offline (one long-lived process per language pair)"),
+        EnumValue(openai.rawValue, "openai", "OpenAI chat completions, streamed (OPENAI_API_KEY)"),
+        EnumValue(compatible.rawValue, "compatible", "Any OpenAI-compatible chat completions server at base-url (parley serve, vLLM, ...)"),
+    ]
+
+    var nick: String { Self.values[rawValue].nick }
+    var defaultBaseURL: String { self == .openai ? "https://api.openai.com/v1" : "" }
+    static let defaultModel = "gpt-4o-mini"
+
+    struct SetupError: Error, CustomStringConvertible { var description: String }
+
+    /// Builds the provider at NULL→READY; what is missing is said here.
+    func makeTranslator(_ settings: StreamTranslatorElement.Settings, sourceLanguage: String,
+                        environment: [String: String]) throws -> any TextTranslator {
+        switch self {
+        case .local:
+            let installed = ApertiumTranslator.installedModes()
+            guard let mode = ApertiumTranslator.mode(from: sourceLanguage, to: settings.targetLanguage, installed: installed) else {
+                throw ApertiumError.noPair(from: sourceLanguage, to: settings.targetLanguage, installed: installed)
+            }
+            return ApertiumTextTranslator(engine: try ApertiumTranslator(mode: mode, timeoutMs: settings.timeoutMs))
+        case .openai, .compatible:
+            let baseURL = settings.baseURL.isEmpty ? defaultBaseURL : settings.baseURL
+            guard !baseURL.isEmpty else {
+                throw SetupError(description: "provider=compatible needs base-url, e.g. base-url=http://127.0.0.1:8080/v1")
+            }
+            guard let scheme = URLComponents(string: baseURL)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw SetupError(description: "base-url must be an http or https URL, not \"\(baseURL)\"")
+            }
+            let variable = settings.apiKeyEnv.isEmpty ? "OPENAI_API_KEY" : settings.apiKeyEnv
+            let key = environment[variable] ?? ""
+            if key.isEmpty && self == .openai {
+                throw SetupError(description: "\(variable) is not set: export your OpenAI API key in it, or use provider=local")
+            }
+            var policy = RetryPolicy(maxAttempts: settings.maxRetries + 1)
+            policy.maxDelay = .milliseconds(Int64(settings.timeoutMs))
+            return ChatCompletionsTranslator(provider: nick, baseURL: baseURL, apiKey: key,
+                                             sender: RetryingSender(client: HTTPClient(), policy: policy),
+                                             timeout: .milliseconds(Int64(settings.timeoutMs)), keyVariable: variable)
+        }
+    }
+}
+
+/// What goes downstream (`emit`).
+public enum TranslationEmit: Int, Sendable, CaseIterable {
+    case final = 0, sentences = 1, partials = 2
+
+    static let values = [
+        EnumValue(final.rawValue, "final", "One buffer per segment: the whole translation"),
+        EnumValue(sentences.rawValue, "sentences", "Each complete sentence as soon as the stream completes it (status final), so speech starts early"),
+        EnumValue(partials.rawValue, "partials", "The text so far as it streams (status partial), then the final"),
+    ]
+}
+
+/// `translate` or `assistant` (`mode`).
+public enum TranslatorMode: Int, Sendable, CaseIterable {
+    case translate = 0, assistant = 1
+
+    static let values = [
+        EnumValue(translate.rawValue, "translate", "Translate what was said"),
+        EnumValue(assistant.rawValue, "assistant", "Answer what was said (a voice assistant), in the target language"),
+    ]
+
+    var defaultPrompt: String {
+        switch self {
+        case .translate:
+            "Translate the user's text from {source} to {target}. Answer with the translation only: no preamble, no quotes, no notes."
+        case .assistant:
+            "You are a helpful voice assistant. Answer the user briefly in {target}, in plain sentences that read well aloud."
+        }
+    }
+}
