@@ -4,28 +4,6 @@ import ParleyCore
 import ParleySpeech
 import Synchronization
 
-/// Results by status, readable as properties.
-final class ResultCounters: Sendable {
-    let final = Atomic<UInt64>(0)
-    let skipped = Atomic<UInt64>(0)
-    let failed = Atomic<UInt64>(0)
-
-    func reset() {
-        final.store(0, ordering: .relaxed)
-        skipped.store(0, ordering: .relaxed)
-        failed.store(0, ordering: .relaxed)
-    }
-
-    func count(_ status: SpeechStatus) {
-        switch status {
-        case .final: final.add(1, ordering: .relaxed)
-        case .skipped: skipped.add(1, ordering: .relaxed)
-        case .failed: failed.add(1, ordering: .relaxed)
-        case .partial: break
-        }
-    }
-}
-
 extension CloudSTTElement {
     /// The transcription of one segment, as work for the stage; its result
     /// keeps its place in order.

@@ -133,7 +133,8 @@ public final class StreamTranslatorElement: AsyncTransform {
     let state = Mutex(State())
     let translators = Mutex<[String: any TextTranslator]>([:])
     let cache = TranslationCache(capacity: 1024)
-    let counters = TranslationCounters()
+    let counters = ResultCounters()
+    let cacheHits = Atomic<UInt64>(0)
     let keyRejected = Flag()
 
     public init(element: ElementHandle) {
@@ -166,7 +167,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         case "results-final": return .uint64(counters.final.load(ordering: .relaxed))
         case "results-skipped": return .uint64(counters.skipped.load(ordering: .relaxed))
         case "results-failed": return .uint64(counters.failed.load(ordering: .relaxed))
-        case "cache-hits": return .uint64(counters.cacheHits.load(ordering: .relaxed))
+        case "cache-hits": return .uint64(cacheHits.load(ordering: .relaxed))
         default: return .int(0)
         }
     }
@@ -221,6 +222,7 @@ public final class StreamTranslatorElement: AsyncTransform {
 
     public func start() throws(ElementMessageText) {
         counters.reset()
+        cacheHits.store(0, ordering: .relaxed)
         keyRejected.set(false)
         state.withLock { $0 = State() }
     }
@@ -270,28 +272,4 @@ struct TextSegment: Sendable {
     var pts: UInt64
     var duration: UInt64
     var bytes: [UInt8]
-}
-
-/// Results by status, readable as properties.
-final class TranslationCounters: Sendable {
-    let final = Atomic<UInt64>(0)
-    let skipped = Atomic<UInt64>(0)
-    let failed = Atomic<UInt64>(0)
-    let cacheHits = Atomic<UInt64>(0)
-
-    func reset() {
-        final.store(0, ordering: .relaxed)
-        skipped.store(0, ordering: .relaxed)
-        failed.store(0, ordering: .relaxed)
-        cacheHits.store(0, ordering: .relaxed)
-    }
-
-    func count(_ status: SpeechStatus) {
-        switch status {
-        case .final: final.add(1, ordering: .relaxed)
-        case .skipped: skipped.add(1, ordering: .relaxed)
-        case .failed: failed.add(1, ordering: .relaxed)
-        case .partial: break
-        }
-    }
 }

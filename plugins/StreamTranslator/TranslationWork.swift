@@ -40,7 +40,7 @@ extension StreamTranslatorElement {
             var meta = segment.meta
             if current.cache, current.mode == .translate,
                let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs)) {
-                counters.cacheHits.add(1, ordering: .relaxed)
+                cacheHits.add(1, ordering: .relaxed)
                 return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
                                   provider: "cache", meta: meta).stage
             }
