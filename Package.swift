@@ -90,7 +90,10 @@ let package = Package(
             dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer", "PocketSphinxEngine", "WhisperEngine"],
             path: "benchmarks/Harness"),
         // A real HTTP server for the faults real providers will not produce on demand.
-        .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport"),
+        // Test helpers: a scripted HTTP server for faults, subprocess runners, speech fixtures.
+        .target(name: "ParleyTestSupport", dependencies: ["ParleyCore"], path: "Tests/ParleyTestSupport"),
+        .testTarget(name: "CLITests", dependencies: ["ParleyTestSupport"], path: "Tests/CLITests"),
+        .testTarget(name: "ServerTests", dependencies: ["Parley", "ParleyCore", "ParleyTestSupport"], path: "Tests/ServerTests"),
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),

@@ -1,6 +1,7 @@
 import Foundation
 import Parley
 import ParleyCore
+import ParleyTestSupport
 import Testing
 
 /// cloudstt with the local provider (Whisper-base once prepared, as scripts/test

@@ -1,6 +1,7 @@
 import EspeakEngine
 import Foundation
 import Parley
+import ParleyTestSupport
 import Testing
 
 /// espeaktts and espeaksrc making real audio with espeak-ng.

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 
 /// libgstparley.so as GStreamer's own tools and other languages load it.

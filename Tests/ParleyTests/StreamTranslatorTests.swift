@@ -106,4 +106,21 @@ import Testing
         #expect(!everything.contains("sk-test-secret-key-123456"))
         #expect(server.requests.count == 1, "401 is not retried")
     }
+
+    @Test func streamtranslatorThroughParleyServeEqualsTheLocalProvider() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let texts = "The young man went home.|Where is the station?|Thank you very much."
+        func translations(_ options: String) async throws -> [TextResult] {
+            let pipeline = try Pipeline(launch: "parleytestsrc texts=\"\(texts)\" ! streamtranslator \(options) ! fakesink")
+            var results: [TextResult] = []
+            try await pipeline.run { if case .translation(let result) = $0 { results.append(result) } }
+            return results
+        }
+        let remote = try await translations("provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es emit=partials")
+        let local = try await translations("provider=local source-language=en target-language=es")
+        #expect(remote.count == 3)
+        #expect(remote.map(\.text) == local.map(\.text))
+        #expect(remote.map(\.segmentID) == [0, 1, 2])
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Parley
 import ParleyCore
+import ParleyTestSupport
 import Testing
 
 /// vadsegmenter in real pipelines, in-process through the Parley API, on

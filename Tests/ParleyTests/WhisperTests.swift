@@ -1,6 +1,7 @@
 import Foundation
 import Parley
 import ParleyCore
+import ParleyTestSupport
 import Testing
 import WhisperEngine
 

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Paths and subprocess helpers shared by the tests that drive real programs.
-enum TestSupport {
+public enum TestSupport {
     /// The build folder holding the test bundle, `parley` and libgstparley.so.
-    static let buildFolder: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    public static let buildFolder: URL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent()
 
-    static var pluginFolder: String { buildFolder.path }
-    static var parleyExecutable: String { buildFolder.appendingPathComponent("parley").path }
-    static var packageRoot: URL {
+    public static var pluginFolder: String { buildFolder.path }
+    public static var parleyExecutable: String { buildFolder.appendingPathComponent("parley").path }
+    public static var packageRoot: URL {
         var url = buildFolder
         while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
             url = url.deletingLastPathComponent()
@@ -16,7 +16,7 @@ enum TestSupport {
         return url
     }
 
-    static func temporaryFolder() -> URL {
+    public static func temporaryFolder() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tests-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
@@ -24,7 +24,7 @@ enum TestSupport {
 
     /// An environment that sees only this build's plugin, with a registry of
     /// its own so no stale cache or blacklist from elsewhere interferes.
-    static func gstEnvironment(registry: URL) -> [String: String] {
+    public static func gstEnvironment(registry: URL) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["GST_PLUGIN_PATH"] = pluginFolder
         environment["GST_REGISTRY"] = registry.appendingPathComponent("registry.bin").path
@@ -33,7 +33,7 @@ enum TestSupport {
 
     /// The processes whose parent is `pid` (from /proc), e.g. the Whisper worker
     /// of a `parley serve` or a gst-launch-1.0.
-    static func children(of pid: Int32) -> [Int32] {
+    public static func children(of pid: Int32) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { candidate in
             // /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after the last ')'.
@@ -44,14 +44,14 @@ enum TestSupport {
         }
     }
 
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// Runs a program to completion, off Swift's cooperative pool.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                     currentDirectory: URL? = nil, input: String? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -86,16 +86,16 @@ enum TestSupport {
 }
 
 /// Reads a pipe to its end on a thread of its own.
-final class DrainedPipe: @unchecked Sendable {
+public final class DrainedPipe: @unchecked Sendable {
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
-    init(_ pipe: Pipe) {
+    public init(_ pipe: Pipe) {
         Thread { [self] in
             data = pipe.fileHandleForReading.readDataToEndOfFile()
             done.signal()
         }.start()
     }
-    func wait() -> Data {
+    public func wait() -> Data {
         done.wait()
         return data
     }

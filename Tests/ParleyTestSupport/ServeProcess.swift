@@ -1,12 +1,12 @@
 import Foundation
 
 /// A running `parley serve`, stopped when the test ends.
-final class ServeProcess: @unchecked Sendable {
-    let process = Process()
-    var url = ""
+public final class ServeProcess: @unchecked Sendable {
+    public let process = Process()
+    public var url = ""
     private var errors: DrainedPipe?
 
-    init(_ arguments: [String] = []) async throws {
+    public init(_ arguments: [String] = []) async throws {
         process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
         process.arguments = ["serve", "--port", "0"] + arguments
         let out = Pipe()
@@ -32,11 +32,11 @@ final class ServeProcess: @unchecked Sendable {
         }
     }
 
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
 
     /// Stops the server; returns what it wrote to standard error.
     @discardableResult
-    func stop() -> String {
+    public func stop() -> String {
         process.terminate()
         process.waitUntilExit()
         return String(decoding: errors?.wait() ?? Data(), as: UTF8.self)

@@ -3,28 +3,28 @@ import ParleyCore
 
 /// Real recorded speech from Debian's pocketsphinx-testdata (installed by
 /// scripts/setup), assembled into test recordings with known pauses.
-enum SpeechFixtures {
-    static let librivox = "/usr/share/pocketsphinx/test/data/librivox"
-    static let clips = ["0880", "0890", "0920"].map { "\(librivox)/sense_and_sensibility_01_austen_64kb-\($0).wav" }
+public enum SpeechFixtures {
+    public static let librivox = "/usr/share/pocketsphinx/test/data/librivox"
+    public static let clips = ["0880", "0890", "0920"].map { "\(librivox)/sense_and_sensibility_01_austen_64kb-\($0).wav" }
 
     /// 16 kHz mono samples of a WAV file.
-    static func samples(ofWAV path: String) throws -> [Int16] {
+    public static func samples(ofWAV path: String) throws -> [Int16] {
         try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path))).samples
     }
 
-    struct Recording {
-        var path: String
+    public struct Recording {
+        public var path: String
         /// Where each clip lies, in seconds.
-        var spans: [ClosedRange<Double>]
+        public var spans: [ClosedRange<Double>]
     }
 
     /// The three LibriVox clips with `gap` seconds of silence between them.
-    static func threeUtterances(gap: Double = 1.0, in folder: URL) throws -> Recording {
+    public static func threeUtterances(gap: Double = 1.0, in folder: URL) throws -> Recording {
         try recording(of: clips, gap: gap, named: "three-utterances", in: folder)
     }
 
     /// WAV files (any rate) one after another at 16 kHz, `gap` seconds of silence between them.
-    static func recording(of files: [String], gap: Double = 1.0, named name: String, in folder: URL) throws -> Recording {
+    public static func recording(of files: [String], gap: Double = 1.0, named name: String, in folder: URL) throws -> Recording {
         var all: [Int16] = []
         var spans: [ClosedRange<Double>] = []
         for (index, file) in files.enumerated() {
@@ -40,13 +40,13 @@ enum SpeechFixtures {
     }
 
     /// A recording and what is said in it.
-    struct Transcribed {
-        var path: String
-        var text: String
+    public struct Transcribed {
+        public var path: String
+        public var text: String
     }
 
     /// All five LibriVox clips, with the transcripts pocketsphinx-testdata ships.
-    static func librivoxWithTranscripts() throws -> [Transcribed] {
+    public static func librivoxWithTranscripts() throws -> [Transcribed] {
         let lines = try String(contentsOfFile: "\(librivox)/transcription", encoding: .utf8).split(separator: "\n")
         return lines.compactMap { line in
             // "<s> he was not an ill disposed young man </s> (sense_and_sensibility_01_austen_64kb-0880)"
@@ -60,7 +60,7 @@ enum SpeechFixtures {
     /// Asterisk's telephony prompts (8 kHz) in `language` ("en", "fr"), with the
     /// transcripts the asterisk-core-sounds-LANG package ships: the first `count`
     /// of five words or more that are speech (no "[tones]").
-    static func asteriskPrompts(_ language: String, count: Int) async throws -> [Transcribed] {
+    public static func asteriskPrompts(_ language: String, count: Int) async throws -> [Transcribed] {
         let listing = "/usr/share/doc/asterisk-core-sounds-\(language)/core-sounds-\(language).txt.gz"
         let unzipped = try await TestSupport.run("/bin/gzip", ["-dc", listing])
         var prompts: [Transcribed] = []
@@ -75,7 +75,7 @@ enum SpeechFixtures {
         return prompts
     }
 
-    static func writeWAV(_ samples: [Int16], rate: Int, to path: String) throws {
+    public static func writeWAV(_ samples: [Int16], rate: Int, to path: String) throws {
         try WAVEncoder.encode(samples, rate: rate).write(to: URL(fileURLWithPath: path))
     }
 }

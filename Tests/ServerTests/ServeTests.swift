@@ -1,6 +1,7 @@
 import Foundation
 import Parley
 import ParleyCore
+import ParleyTestSupport
 import Testing
 
 /// `parley serve` as a real server on loopback, and cloudstt talking to it.
@@ -90,8 +91,6 @@ import Testing
 /// `parley serve`'s chat completions over apertium, through curl and through
 /// streamtranslator.
 @Suite(.serialized) struct ServeChatTests {
-    init() { Parley.register(testElements) }
-
     @Test func curlGetsTheChunkFormatAndTheTranslation() async throws {
         let server = try await ServeProcess(["--engine", "pocketsphinx"])
         defer { _ = server.stop() }
@@ -114,23 +113,6 @@ import Testing
             "-d", #"{"messages":[{"role":"user","content":"Good morning."}]}"#, "\(server.url)/v1/chat/completions",
         ])
         #expect(plain.stdout.contains(#""object":"chat.completion""#) && plain.stdout.contains("Buenos"), "\(plain.stdout)")
-    }
-
-    @Test func streamtranslatorThroughParleyServeEqualsTheLocalProvider() async throws {
-        let server = try await ServeProcess(["--engine", "pocketsphinx"])
-        defer { _ = server.stop() }
-        let texts = "The young man went home.|Where is the station?|Thank you very much."
-        func translations(_ options: String) async throws -> [TextResult] {
-            let pipeline = try Pipeline(launch: "parleytestsrc texts=\"\(texts)\" ! streamtranslator \(options) ! fakesink")
-            var results: [TextResult] = []
-            try await pipeline.run { if case .translation(let result) = $0 { results.append(result) } }
-            return results
-        }
-        let remote = try await translations("provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es emit=partials")
-        let local = try await translations("provider=local source-language=en target-language=es")
-        #expect(remote.count == 3)
-        #expect(remote.map(\.text) == local.map(\.text))
-        #expect(remote.map(\.segmentID) == [0, 1, 2])
     }
 }
 

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import VADSegmenter
+
+/// The detector's front end on synthetic signals whose answers are known.
+@Suite struct SpeechFeaturesTests {
+    func frames(_ count: Int, rate: Int = 16_000, _ sample: (Int) -> Double) -> [[Int16]] {
+        let hop = rate / 100
+        return (0..<count).map { frame in
+            (0..<hop).map { Int16(clamping: Int(sample(frame * hop + $0).rounded())) }
+        }
+    }
+
+    func run(_ features: inout SpeechFeatures, _ frames: [[Int16]]) -> [[Float]] {
+        frames.map { frame in
+            frame.withUnsafeBufferPointer { features.update(with: $0) }
+            return features.values
+        }
+    }
+
+    @Test(arguments: [8_000, 16_000, 48_000])
+    func everyFeatureIsFiniteForSilenceNoiseAndFullScale(rate: Int) {
+        var features = SpeechFeatures(rate: rate)
+        var generator = SystemRandomNumberGenerator()
+        let signals: [[[Int16]]] = [
+            frames(50, rate: rate) { _ in 0 },
+            frames(50, rate: rate) { _ in Double.random(in: -3000...3000, using: &generator) },
+            frames(50, rate: rate) { $0 % 2 == 0 ? 32767 : -32768 },
+        ]
+        for signal in signals {
+            for values in run(&features, signal) {
+                #expect(values.count == SpeechFeatures.count)
+                let finite = values.allSatisfy { $0.isFinite }
+                #expect(finite)
+            }
+        }
+    }
+
+    @Test func aToneOverStationaryNoiseRaisesItsOwnBandOverTheFloor() {
+        var features = SpeechFeatures(rate: 16_000)
+        var generator = SystemRandomNumberGenerator()
+        // 3 s of white noise: the floor settles on it.
+        let noise = run(&features, frames(300) { _ in Double.random(in: -1000...1000, using: &generator) })
+        // Then 1 kHz at ten times the noise, in band 3 (900-1150 Hz).
+        let tone = run(&features, frames(20) { n in
+            Double.random(in: -1000...1000, using: &generator) + 10_000 * sin(2 * Double.pi * 1000 * Double(n) / 16_000)
+        })
+        let band = 3
+        let noiseLevel = noise.suffix(50).map { $0[band] }.reduce(0, +) / 50
+        let toneLevel = tone.suffix(10).map { $0[band] }.reduce(0, +) / 10
+        let otherBand = tone.suffix(10).map { $0[12] }.reduce(0, +) / 10
+        #expect(toneLevel > noiseLevel + 1, "band \(band): \(toneLevel) with the tone, \(noiseLevel) in noise")
+        #expect(toneLevel > otherBand + 1, "a band far from 1 kHz stays low: \(otherBand)")
+    }
+}
