@@ -26,19 +26,28 @@ public final class Buffer: @unchecked Sendable {
         self.init(taking: buffer.transferOwnership())
     }
 
-    /// One buffer holding `parts` back to back, copied once.
+    /// One buffer holding `parts` back to back, copied once. Inlinable, so
+    /// it is compiled (and optimized) with the element that calls it on its
+    /// hot path.
+    @inlinable
     public convenience init(concatenating parts: [ArraySlice<Int16>]) {
-        let bytes = parts.reduce(0) { $0 + $1.count } * MemoryLayout<Int16>.size
-        self.init(taking: gst_buffer_new_allocate(nil, gsize(bytes), nil)!)
+        var bytes = 0
+        for index in parts.indices { bytes += parts[index].count * MemoryLayout<Int16>.size }
+        self.init(allocating: bytes)
         withMutableBytes { storage in
             var offset = 0
-            for part in parts {
-                part.withUnsafeBytes { source in
+            for index in parts.indices {
+                parts[index].withUnsafeBytes { source in
                     if source.count > 0 { (storage.baseAddress! + offset).copyMemory(from: source.baseAddress!, byteCount: source.count) }
                     offset += source.count
                 }
             }
         }
+    }
+
+    /// A new buffer of `count` uninitialized bytes.
+    public convenience init(allocating count: Int) {
+        self.init(taking: gst_buffer_new_allocate(nil, gsize(count), nil)!)
     }
 
     deinit { gst_mini_object_unref(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstMiniObject.self)) }
