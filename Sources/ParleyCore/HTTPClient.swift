@@ -47,7 +47,8 @@ public final class HTTPClient: Sendable {
 
     deinit { engine.shutdown() }
 
-    /// Sends `request`; `onChunk` sees the body as it arrives. An error
+    /// Sends `request`; `onChunk` sees the body of a 2xx answer as it
+    /// arrives (an error answer's body is only in the response). An error
     /// status is a response here; `ProviderError.from` classifies it.
     public func send(_ request: HTTPRequest,
                      onChunk: (@Sendable (Data) -> Void)? = nil) async throws(ProviderError) -> HTTPResponse {
@@ -195,7 +196,12 @@ private final class Engine: @unchecked Sendable {
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let chunk = Data(bytes: data!, count: size * count)
             transfer.received.append(chunk)
-            transfer.onChunk?(chunk)
+            // Only a successful answer streams: an error body (a 503 before a
+            // retry) is no part of the stream the caller is parsing.
+            if let onChunk = transfer.onChunk, let easy = transfer.easy,
+               (200..<300).contains(parley_curl_info_long(easy, CURLINFO_RESPONSE_CODE)) {
+                onChunk(chunk)
+            }
             return size * count
         })
         parley_curl_set_pointer(easy, CURLOPT_WRITEDATA, context)

@@ -123,4 +123,52 @@ import Testing
         #expect(remote.map(\.text) == local.map(\.text))
         #expect(remote.map(\.segmentID) == [0, 1, 2])
     }
+
+    @Test func aFanOutTranslatesIntoEveryLanguageInSegmentOrder() async throws {
+        let texts = "The young man went home.|Where is the station?|Thank you very much.|Good night."
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="\(texts)" ! tee name=split
+            split. ! queue ! streamtranslator source-language=en target-language=es ! fakesink
+            split. ! queue ! streamtranslator source-language=en target-language=ca ! fakesink
+            split. ! queue ! streamtranslator source-language=en-US target-language=gl ! fakesink
+            """)
+        var byLanguage: [String: [TextResult]] = [:]
+        try await pipeline.run { if case .translation(let result) = $0 { byLanguage[result.language, default: []].append(result) } }
+        #expect(Set(byLanguage.keys) == ["es", "ca", "gl"])
+        for (language, results) in byLanguage {
+            #expect(results.map(\.segmentID) == [0, 1, 2, 3], "\(language) in segment order")
+            #expect(results.allSatisfy { $0.status == .final && !$0.text.isEmpty })
+        }
+        #expect(byLanguage["es"]?.first?.text.contains("hombre") == true)
+        #expect(byLanguage["ca"]?.first?.text.contains("home jove") == true, "\(byLanguage["ca"] ?? [])")
+        #expect(byLanguage["gl"]?.first?.text.contains("home") == true)
+    }
+
+    @Test func resultsKeepSegmentOrderWhenServiceTimesAreShuffled() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx", "--delay-ms", "200", "--jitter-ms", "180"])
+        defer { _ = server.stop() }
+        let texts = (1...8).map { "Number \($0) is here." }
+        let (results, warnings, error, _) = try await translate(texts, options:
+            "provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es max-in-flight=4")
+        #expect(error == nil && warnings.isEmpty, "\(warnings)")
+        #expect(results.map(\.segmentID) == Array(0..<8))
+        let local = try await translate(texts, options: "source-language=en target-language=es").results
+        #expect(results.map(\.text) == local.map(\.text), "each result is its own segment's")
+    }
+
+    @Test func aServerErrorIsRetriedAndARateLimitWaited() async throws {
+        let stream = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hola.\"}}]}\n\n"
+            + "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+        let server = try ScriptedHTTPServer([
+            .respond(status: 503, headers: ["Content-Type": "application/json"], body: #"{"error":{"message":"overloaded"}}"#),
+            .respond(status: 429, headers: ["Retry-After": "1", "Content-Type": "application/json"], body: #"{"error":{"message":"slow down"}}"#),
+            .stream(pieces: [(stream, 0)]),
+        ])
+        defer { server.stop() }
+        let (results, _, error, _) = try await translate(["Hello."], options:
+            "provider=compatible base-url=\(server.url)/v1 target-language=es max-retries=3")
+        #expect(error == nil)
+        #expect(results.map(\.text) == ["Hola."])
+        #expect(server.requests.count == 3, "503, then 429, then the answer")
+    }
 }
