@@ -11,7 +11,7 @@ import Testing
     init() { Parley.register(testElements) }
 
     /// Runs texts (one buffer each) through the translator; returns the translations and warnings.
-    func translate(_ texts: [String], options: String) async throws
+    func translate(_ texts: [String], options: String, latency: (@Sendable (LatencyReport) -> Void)? = nil) async throws
         -> (results: [TextResult], warnings: [String], error: PipelineError?, figures: [String: PropertyValue]) {
         let joined = texts.joined(separator: "|")
         let pipeline = try Pipeline(launch: """
@@ -23,6 +23,7 @@ import Testing
             try await pipeline.run { event in
                 if case .translation(let result) = event { results.append(result) }
                 if case .warning(_, let message, _) = event { warnings.append(message) }
+                if case .latency(let report) = event, report.stage == "translate" { latency?(report) }
                 if case .eos = event {
                     for name in ["results-final", "results-skipped", "results-failed", "cache-hits"] {
                         figures[name] = try? pipeline.get(name, of: "translator")
@@ -83,9 +84,13 @@ import Testing
         let pieces = stream.components(separatedBy: "\n\n").filter { !$0.isEmpty }.map { ($0 + "\n\n", 150) }
         let server = try ScriptedHTTPServer([.stream(pieces: pieces)])
         defer { server.stop() }
+        let reports = LockedReports()
         let (results, _, error, _) = try await translate(["Hello, young man."], options:
-            "provider=compatible base-url=\(server.url)/v1 emit=partials target-language=es")
+            "provider=compatible base-url=\(server.url)/v1 emit=partials target-language=es", latency: reports.add)
         #expect(error == nil)
+        let report = try #require(reports.all.first)
+        let ttft = try #require(report.figures["ttft-ms"]), toFinal = try #require(report.figures["time-to-final-ms"])
+        #expect(ttft <= toFinal, "the first token comes before the end: \(ttft) ms, \(toFinal) ms")
         let final = try #require(results.last)
         #expect(final.status == .final && final.text == "Hola, joven.")
         let request = try #require(server.requests.first)
@@ -171,4 +176,11 @@ import Testing
         #expect(results.map(\.text) == ["Hola."])
         #expect(server.requests.count == 3, "503, then 429, then the answer")
     }
+}
+
+final class LockedReports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reports: [LatencyReport] = []
+    func add(_ report: LatencyReport) { lock.lock(); reports.append(report); lock.unlock() }
+    var all: [LatencyReport] { lock.lock(); defer { lock.unlock() }; return reports }
 }

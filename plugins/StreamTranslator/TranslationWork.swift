@@ -42,7 +42,7 @@ extension StreamTranslatorElement {
                let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs)) {
                 cacheHits.add(1, ordering: .relaxed)
                 return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
-                                  provider: "cache", meta: meta).stage
+                                  provider: "cache", meta: meta, timing: nil).stage
             }
             let translator: any TextTranslator
             switch self.translator(for: source) {
@@ -53,7 +53,9 @@ extension StreamTranslatorElement {
             let request = TranslationRequest(text: text, sourceLanguage: source, targetLanguage: current.targetLanguage,
                                              systemPrompt: prompt, context: current.contextSegments > 0 ? context : [],
                                              model: model, temperature: current.temperature)
-            meta.stamp(.requestSent)
+            // The meta's request/first-byte stamps are the first network stage's
+            // (cloudstt's); this stage times itself.
+            let sentAt = MonotonicClock.nanoseconds()
             let sentences = SentenceEmitter()
             let partialMeta = meta
             do throws(TranslatorFailure) {
@@ -70,7 +72,8 @@ extension StreamTranslatorElement {
                         break
                     }
                 }
-                if let firstToken = translation.firstTokenAt { meta.stamp(.firstByte, at: firstToken) }
+                let timing = StageTiming(sentAt: sentAt, firstTokenAt: translation.firstTokenAt,
+                                         completeAt: MonotonicClock.nanoseconds())
                 let cleaned = OutputHygiene.clean(translation.text, source: text)
                 guard translation.finishReason == .stop else {
                     return result(cleaned, .failed, "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
@@ -83,7 +86,7 @@ extension StreamTranslatorElement {
                     }
                 }
                 var output = self.final(segment, text: cleaned, source: source, sourceText: text, settings: current,
-                                        provider: translator.name, meta: meta)
+                                        provider: translator.name, meta: meta, timing: timing)
                 if current.emit == .sentences {
                     // Sentences already out stay out; the rest follows.
                     output.buffers = sentences.complete(in: cleaned, final: true).map {
@@ -143,16 +146,21 @@ extension StreamTranslatorElement {
 
     /// The translation of a segment: its buffer, `parley/translation` and latency figures.
     func final(_ segment: TextSegment, text: String, source: String, sourceText: String, settings: Settings,
-               provider: String, meta: SpeechMeta) -> FinalOutput {
+               provider: String, meta: SpeechMeta, timing: StageTiming?) -> FinalOutput {
         counters.count(.final)
         var meta = meta
         meta.stamp(.resultComplete)
         var messages = [translationMessage(segment, text: text, status: .final, source: source, sourceText: sourceText,
                                            settings: settings, provider: provider, meta: meta)]
         var fields: [(String, PropertyValue)] = [("segment-id", .uint64(meta.segmentID)), ("stage", .string("translate"))]
-        if let sent = meta.stamps[.requestSent], let complete = meta.stamps[.resultComplete], complete >= sent {
-            fields.append(("time-to-final-ms", .double(Double(complete - sent) / 1e6)))
-            if let first = meta.stamps[.firstByte], first >= sent { fields.append(("ttft-ms", .double(Double(first - sent) / 1e6))) }
+        if let timing {
+            fields.append(("time-to-final-ms", .double(Double(timing.completeAt - timing.sentAt) / 1e6)))
+            if let first = timing.firstTokenAt, first >= timing.sentAt {
+                fields.append(("ttft-ms", .double(Double(first - timing.sentAt) / 1e6)))
+            }
+            if let speechEnd = meta.stamps[.speechEnd], timing.completeAt > speechEnd {
+                fields.append(("speech-end-to-translation-ms", .double(Double(timing.completeAt - speechEnd) / 1e6)))
+            }
         }
         messages.append(Structure("parley/latency", fields))
         return FinalOutput(buffers: [outputBuffer(segment, text: text, status: .final, language: settings.targetLanguage, meta: meta)],
@@ -168,6 +176,13 @@ extension StreamTranslatorElement {
             ("start", .uint64(segment.pts)), ("duration", .uint64(segment.duration)),
         ])
     }
+}
+
+/// When this stage sent its request, saw the first token and finished (monotonic ns).
+struct StageTiming {
+    var sentAt: UInt64
+    var firstTokenAt: UInt64?
+    var completeAt: UInt64
 }
 
 /// Which sentences of a growing translation have gone out already.
