@@ -8,6 +8,9 @@ import Testing
 /// streamtranslator in real pipelines: apertium from Debian locally, and a
 /// server speaking the chat completions wire format for the faults.
 @Suite struct StreamTranslatorTests {
+    /// Each test's own disk cache, so no run sees another's translations.
+    let cacheDir = TestSupport.temporaryFolder().path
+
     init() { Parley.register(testElements) }
 
     /// Runs texts (one buffer each) through the translator; returns the translations and warnings.
@@ -15,7 +18,7 @@ import Testing
         -> (results: [TextResult], warnings: [String], error: PipelineError?, figures: [String: PropertyValue]) {
         let joined = texts.joined(separator: "|")
         let pipeline = try Pipeline(launch: """
-            parleytestsrc texts="\(joined)" ! streamtranslator name=translator \(options) ! fakesink
+            parleytestsrc texts="\(joined)" ! streamtranslator name=translator cache-dir=\(cacheDir) \(options) ! fakesink
             """)
         var results: [TextResult] = [], warnings: [String] = [], figures: [String: PropertyValue] = [:]
         var failure: PipelineError?
@@ -117,7 +120,7 @@ import Testing
         defer { _ = server.stop() }
         let texts = "The young man went home.|Where is the station?|Thank you very much."
         func translations(_ options: String) async throws -> [TextResult] {
-            let pipeline = try Pipeline(launch: "parleytestsrc texts=\"\(texts)\" ! streamtranslator \(options) ! fakesink")
+            let pipeline = try Pipeline(launch: "parleytestsrc texts=\"\(texts)\" ! streamtranslator cache-dir=none \(options) ! fakesink")
             var results: [TextResult] = []
             try await pipeline.run { if case .translation(let result) = $0 { results.append(result) } }
             return results
@@ -133,9 +136,9 @@ import Testing
         let texts = "The young man went home.|Where is the station?|Thank you very much.|Good night."
         let pipeline = try Pipeline(launch: """
             parleytestsrc texts="\(texts)" ! tee name=split
-            split. ! queue ! streamtranslator source-language=en target-language=es ! fakesink
-            split. ! queue ! streamtranslator source-language=en target-language=ca ! fakesink
-            split. ! queue ! streamtranslator source-language=en-US target-language=gl ! fakesink
+            split. ! queue ! streamtranslator source-language=en target-language=es cache-dir=none ! fakesink
+            split. ! queue ! streamtranslator source-language=en target-language=ca cache-dir=none ! fakesink
+            split. ! queue ! streamtranslator source-language=en-US target-language=gl cache-dir=none ! fakesink
             """)
         var byLanguage: [String: [TextResult]] = [:]
         try await pipeline.run { if case .translation(let result) = $0 { byLanguage[result.language, default: []].append(result) } }
@@ -175,6 +178,29 @@ import Testing
         #expect(error == nil)
         #expect(results.map(\.text) == ["Hola."])
         #expect(server.requests.count == 3, "503, then 429, then the answer")
+    }
+
+    @Test func aTranslationFromAnEarlierRunMakesNoRequestAndACorruptEntryIsReplaced() async throws {
+        let stream = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"Hola, joven.\"}}]}\n\n"
+            + "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+        let server = try ScriptedHTTPServer([.stream(pieces: [(stream, 0)])])
+        defer { server.stop() }
+        let options = "provider=compatible base-url=\(server.url)/v1 target-language=es"
+        let first = try await translate(["Hello, young man."], options: options).results
+        #expect(first.map(\.text) == ["Hola, joven."])
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cacheDir).filter { $0.hasSuffix(".json") }
+        #expect(entries.count == 1 && entries[0].count == 64 + 5, "one entry named by its SHA-256: \(entries)")
+        let second = try await translate(["Hello, young man."], options: options)
+        #expect(second.results.map(\.text) == ["Hola, joven."])
+        #expect(second.figures["cache-hits"] == .uint64(1))
+        #expect(server.requests.count == 1, "the second run asked no one")
+
+        try "{ not json".write(toFile: "\(cacheDir)/\(entries[0])", atomically: true, encoding: .utf8)
+        let third = try await translate(["Hello, young man."], options: options)
+        #expect(third.error == nil && third.results.map(\.text) == ["Hola, joven."])
+        #expect(server.requests.count == 2, "a corrupt entry is ignored")
+        let rewritten = try String(contentsOfFile: "\(cacheDir)/\(entries[0])", encoding: .utf8)
+        #expect(rewritten.contains("Hola, joven."), "and replaced")
     }
 }
 

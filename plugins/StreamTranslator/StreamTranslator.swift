@@ -18,8 +18,10 @@
 // long-lived process per language pair (a request costs milliseconds);
 // `openai` and `compatible` stream `/v1/chat/completions` (SSE) with retries
 // on 429/5xx; a rejected key is a fatal error naming its variable. Results
-// are cached in memory (`cache`, `cache-ttl-s`): a repeated text makes no
-// request.
+// are cached in memory and on disk (`cache`, `cache-dir`, `cache-ttl-s`; a
+// SHA-256 over provider, model, languages, prompt and text names each
+// entry): a text translated before, in this run or an earlier one, makes no
+// request. Assistant answers are not cached.
 import Foundation
 import GstKit
 import ParleyCore
@@ -39,6 +41,8 @@ public final class StreamTranslatorElement: AsyncTransform {
     public static let DEFAULT_EMIT = TranslationEmit.final
     public static let DEFAULT_CACHE = true
     public static let DEFAULT_CACHE_TTL_S = 86_400
+    public static let DEFAULT_CACHE_DIR = ""
+
     public static let DEFAULT_TIMEOUT_MS = 30_000
     public static let DEFAULT_MAX_RETRIES = 2
     public static let DEFAULT_API_KEY_ENV = ""
@@ -80,6 +84,9 @@ public final class StreamTranslatorElement: AsyncTransform {
                      .enumeration(typeName: "GstParleyTranslationEmit", values: TranslationEmit.values, default: DEFAULT_EMIT.rawValue)),
         PropertySpec("cache", nick: "Cache", blurb: "Answer a text translated before from memory, without a request",
                      .bool(default: DEFAULT_CACHE)),
+        PropertySpec("cache-dir", nick: "Cache folder",
+                     blurb: "Where translations are kept between runs; empty = $XDG_CACHE_HOME/parley/translations (~/.cache/...); \"none\" = memory only",
+                     .string(default: DEFAULT_CACHE_DIR)),
         PropertySpec("cache-ttl-s", nick: "Cache lifetime", blurb: "How long a cached translation is used, in seconds",
                      .int(default: DEFAULT_CACHE_TTL_S, range: 0...(365 * 86_400))),
         PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
@@ -113,6 +120,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         var emit = DEFAULT_EMIT
         var cache = DEFAULT_CACHE
         var cacheTTLs = DEFAULT_CACHE_TTL_S
+        var cacheDir = DEFAULT_CACHE_DIR
         var timeoutMs = DEFAULT_TIMEOUT_MS
         var maxRetries = DEFAULT_MAX_RETRIES
         var apiKeyEnv = DEFAULT_API_KEY_ENV
@@ -161,6 +169,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         case "emit": return .enumeration(current.emit.rawValue)
         case "cache": return .bool(current.cache)
         case "cache-ttl-s": return .int(current.cacheTTLs)
+        case "cache-dir": return .string(current.cacheDir)
         case "timeout-ms": return .int(current.timeoutMs)
         case "max-retries": return .int(current.maxRetries)
         case "api-key-env": return .string(current.apiKeyEnv)
@@ -188,11 +197,21 @@ public final class StreamTranslatorElement: AsyncTransform {
             case "emit": settings.emit = TranslationEmit(rawValue: value.int) ?? Self.DEFAULT_EMIT
             case "cache": settings.cache = value.bool
             case "cache-ttl-s": settings.cacheTTLs = value.int
+            case "cache-dir": settings.cacheDir = value.string ?? ""
             case "timeout-ms": settings.timeoutMs = value.int
             case "max-retries": settings.maxRetries = value.int
             case "api-key-env": settings.apiKeyEnv = value.string ?? ""
             default: break
             }
+        }
+    }
+
+    /// The disk cache's folder, or nil for memory only.
+    static func cacheFolder(_ settings: Settings) -> URL? {
+        switch settings.cacheDir {
+        case "none": nil
+        case "": TranslationCache.defaultFolder()
+        default: URL(fileURLWithPath: settings.cacheDir)
         }
     }
 

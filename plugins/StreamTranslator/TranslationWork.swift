@@ -35,11 +35,12 @@ extension StreamTranslatorElement {
                 .replacingOccurrences(of: "{source}", with: LanguageNames.name(ApertiumPrimary.primary(source)).capitalized)
                 .replacingOccurrences(of: "{target}", with: LanguageNames.name(ApertiumPrimary.primary(current.targetLanguage)).capitalized)
             let model = current.model.isEmpty ? TranslatorProvider.defaultModel : current.model
-            let key = TranslationCache.Key(provider: current.provider.nick, model: current.provider == .local ? "" : model,
+            let key = TranslationCache.Key(provider: current.provider == .local ? "local" : "\(current.provider.nick) \(current.baseURL)",
+                                           model: current.provider == .local ? "" : model,
                                            source: source, target: current.targetLanguage, prompt: prompt, text: text)
             var meta = segment.meta
             if current.cache, current.mode == .translate,
-               let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs)) {
+               let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs), folder: Self.cacheFolder(current)) {
                 cacheHits.add(1, ordering: .relaxed)
                 return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
                                   provider: "cache", meta: meta, timing: nil).stage
@@ -78,7 +79,7 @@ extension StreamTranslatorElement {
                 guard translation.finishReason == .stop else {
                     return result(cleaned, .failed, "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
                 }
-                if current.cache && current.mode == .translate { cache.store(cleaned, for: key) }
+                if current.cache && current.mode == .translate { cache.store(cleaned, for: key, folder: Self.cacheFolder(current)) }
                 if current.contextSegments > 0 {
                     state.withLock { state in
                         state.context.append((text, cleaned))
