@@ -30,7 +30,7 @@ import Testing
 
     @Test func blockHoldsTheSourceBackAndLosesNothing() async throws {
         let pipeline = try Pipeline(launch:
-            "parleytestsrc count=60 ! parleytestasync name=stage max-in-flight=1 max-pending=2 max-service-us=4000 ! parleytestsink name=held")
+            "parleytestsrc name=heldsource count=60 ! parleytestasync name=stage max-in-flight=1 max-pending=2 max-service-us=4000 ! parleytestsink name=held source=heldsource")
         var blockedMs = 0.0
         var maxDepth = 0
         try await pipeline.run { event in
@@ -43,7 +43,7 @@ import Testing
         #expect(record.received == (0..<60).map(UInt64.init))
         #expect(blockedMs > 0, "the streaming thread must have waited for room")
         #expect(maxDepth <= 3, "at most max-in-flight + max-pending queued")
-        #expect(TestRecords.shared.produced("source") == 60)
+        #expect(TestRecords.shared.produced("heldsource") == 60)
         // The source never ran ahead of the sink by more than the queue holds
         // plus the buffers being handed over on each side.
         #expect(record.maxGap <= 3 + 2)

@@ -202,6 +202,54 @@ import Testing
         let rewritten = try String(contentsOfFile: "\(cacheDir)/\(entries[0])", encoding: .utf8)
         #expect(rewritten.contains("Hola, joven."), "and replaced")
     }
+
+    func json(_ body: String, status: Int = 200) -> ScriptedHTTPServer.Reply {
+        .respond(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+
+    @Test func deeplGoogleAndLibreTranslateSpeakTheirWireFormats() async throws {
+        setenv("PARLEY_TEST_VENDOR_KEY", "vendor-secret-key-42:fx", 1)
+        let cases: [(provider: String, reply: String, path: String, check: ([String: Any], [String: String]) -> Bool)] = [
+            ("deepl", #"{"translations":[{"detected_source_language":"EN","text":"Hola, joven."}]}"#, "/v2/translate", { body, headers in
+                headers["authorization"] == "DeepL-Auth-Key vendor-secret-key-42:fx"
+                    && (body["text"] as? [String]) == ["Hello, young man."] && body["target_lang"] as? String == "ES"
+                    && body["source_lang"] as? String == "EN"
+            }),
+            ("google", #"{"data":{"translations":[{"translatedText":"Hola, joven."}]}}"#, "/language/translate/v2?key=vendor", { body, _ in
+                (body["q"] as? [String]) == ["Hello, young man."] && body["target"] as? String == "es"
+                    && body["source"] as? String == "en" && body["format"] as? String == "text"
+            }),
+            ("libretranslate", #"{"translatedText":"Hola, joven."}"#, "/translate", { body, _ in
+                body["q"] as? String == "Hello, young man." && body["target"] as? String == "es"
+                    && body["source"] as? String == "en" && body["api_key"] as? String == "vendor-secret-key-42:fx"
+            }),
+        ]
+        for (provider, reply, path, check) in cases {
+            let server = try ScriptedHTTPServer([json(reply)])
+            defer { server.stop() }
+            let (results, warnings, error, _) = try await translate(["Hello, young man."], options:
+                "provider=\(provider) base-url=\(server.url) api-key-env=PARLEY_TEST_VENDOR_KEY source-language=en target-language=es")
+            #expect(error == nil && warnings.isEmpty, "\(provider): \(String(describing: error)) \(warnings)")
+            #expect(results.map(\.text) == ["Hola, joven."], "\(provider)")
+            let request = try #require(server.requests.first)
+            #expect(request.method == "POST" && request.path.hasPrefix(path), "\(provider): \(request.path)")
+            let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+            #expect(check(body, request.headers), "\(provider): \(body)")
+        }
+    }
+
+    @Test func aUsedUpDeepLQuotaStopsTheStreamWithAClearMessage() async throws {
+        setenv("PARLEY_TEST_QUOTA_KEY", "vendor-secret-key-42", 1)
+        let server = try ScriptedHTTPServer([json(#"{"message":"Quota Exceeded"}"#, status: 456)])
+        defer { server.stop() }
+        // One request at a time: what is already in flight when the answer comes cannot be unsent.
+        let (_, _, error, _) = try await translate(["Hello.", "Thank you."], options:
+            "provider=deepl base-url=\(server.url) api-key-env=PARLEY_TEST_QUOTA_KEY source-language=en target-language=es max-in-flight=1")
+        let message = String(describing: error)
+        #expect(message.contains("quota") && message.contains("456"), "\(message)")
+        #expect(!message.contains("vendor-secret-key-42"))
+        #expect(server.requests.count == 1, "456 is not retried, and the next segment is not sent")
+    }
 }
 
 final class LockedReports: @unchecked Sendable {

@@ -87,7 +87,7 @@ final class NumberSource: Source {
         buffer.offset = UInt64(index)
         buffer.pts = UInt64(index) * step
         buffer.duration = step
-        TestRecords.shared.update("source") { $0.produced += 1 }
+        TestRecords.shared.update(element.name) { $0.produced += 1 }
         return buffer
     }
 }
@@ -170,12 +170,21 @@ final class RecordingSink: Sink {
         factoryName: "parleytestsink", typeName: "ParleyTestRecordingSink", longName: "Test recording sink",
         klass: "Sink/Text", description: "Records the offset and status of every buffer")
     static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
+    static let properties = [
+        PropertySpec("source", nick: "Source", blurb: "The parleytestsrc whose production the gap is measured against",
+                     .string(default: "")),
+    ]
 
     let element: ElementHandle
+    private let source = Mutex("")
     init(element: ElementHandle) { self.element = element }
 
+    func property(named name: String) -> PropertyValue { .string(source.withLock { $0 }) }
+    func setProperty(named name: String, to value: PropertyValue) { source.withLock { $0 = value.string ?? "" } }
+
     func render(_ buffer: Buffer) throws(FlowError) {
-        let produced = TestRecords.shared.produced("source")
+        let sourceName = source.withLock { $0 }
+        let produced = sourceName.isEmpty ? 0 : TestRecords.shared.produced(sourceName)
         let status = buffer.speechMeta?.status ?? .final
         TestRecords.shared.update(element.name) { record in
             record.received.append(buffer.offset)

@@ -17,7 +17,9 @@
 // Providers: `local` (the default) runs apertium from Debian as one
 // long-lived process per language pair (a request costs milliseconds);
 // `openai` and `compatible` stream `/v1/chat/completions` (SSE) with retries
-// on 429/5xx; a rejected key is a fatal error naming its variable. Results
+// on 429/5xx; `deepl`, `google` (Cloud Translation v2) and `libretranslate`
+// answer in one JSON document. A rejected key, or DeepL's 456 (quota used
+// up), is a fatal error naming the key's variable, never the key. Results
 // are cached in memory and on disk (`cache`, `cache-dir`, `cache-ttl-s`; a
 // SHA-256 over provider, model, languages, prompt and text names each
 // entry): a text translated before, in this run or an earlier one, makes no
@@ -62,7 +64,8 @@ public final class StreamTranslatorElement: AsyncTransform {
         PropertySpec("provider", nick: "Provider", blurb: "Who translates",
                      .enumeration(typeName: "GstParleyTranslatorProvider", values: TranslatorProvider.values,
                                   default: DEFAULT_PROVIDER.rawValue)),
-        PropertySpec("base-url", nick: "Base URL", blurb: "API base URL; empty = https://api.openai.com/v1 (openai); required for compatible",
+        PropertySpec("base-url", nick: "Base URL",
+                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api(-free).deepl.com, translation.googleapis.com, libretranslate.com); required for compatible",
                      .string(default: DEFAULT_BASE_URL)),
         PropertySpec("model", nick: "Model", blurb: "Chat model; empty = gpt-4o-mini", .string(default: DEFAULT_MODEL)),
         PropertySpec("source-language", nick: "Source language",
@@ -93,7 +96,8 @@ public final class StreamTranslatorElement: AsyncTransform {
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
                      .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
-        PropertySpec("api-key-env", nick: "API key variable", blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY",
+        PropertySpec("api-key-env", nick: "API key variable",
+                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, DEEPL_API_KEY, GOOGLE_API_KEY or LIBRETRANSLATE_API_KEY by provider",
                      .string(default: DEFAULT_API_KEY_ENV)),
         PropertySpec("results-final", nick: "Final results", blurb: "Segments translated",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),

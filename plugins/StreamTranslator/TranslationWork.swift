@@ -97,10 +97,13 @@ extension StreamTranslatorElement {
                 return output.stage
             } catch {
                 var output = result("", .failed, "provider \(translator.name) failed after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s"): \(error.error)")
-                if case .unauthorized = error.error, let remote = translator as? ChatCompletionsTranslator {
+                if case .unauthorized = error.error, let (variable, host) = Self.keyOrigin(of: translator) {
                     keyRejected.set()  // later segments must not send the same key again
-                    output.error = .notAuthorized("\(remote.keyVariable) was rejected by \(remote.host): check the key, or use provider=local",
+                    output.error = .notAuthorized("\(variable) was rejected by \(host): check the key, or use provider=local",
                                                   debug: error.error.description)
+                } else if let fatal = error.fatal {
+                    keyRejected.set()
+                    output.error = .notAuthorized(fatal, debug: error.error.description)
                 }
                 return output
             }
@@ -108,6 +111,13 @@ extension StreamTranslatorElement {
             result(segment, text: "", status: .skipped, source: segment.meta.language, settings: current,
                    warning: "\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
+    }
+
+    /// Which variable a remote provider's key came from, and its host: named in errors, never the key.
+    static func keyOrigin(of translator: any TextTranslator) -> (variable: String, host: String)? {
+        if let chat = translator as? ChatCompletionsTranslator { return (chat.keyVariable, chat.host) }
+        if let rest = translator as? RESTTranslator { return (rest.keyVariable, rest.host) }
+        return nil
     }
 
     /// A buffer of one result: the segment's span, the meta with the target language.

@@ -32,6 +32,9 @@ struct Translation: Sendable {
 struct TranslatorFailure: Error, Sendable {
     var error: ProviderError
     var attempts: Int
+    /// Set when no later segment can succeed either (a used-up quota): the
+    /// element posts it as an error and the stream stops.
+    var fatal: String?
 }
 
 /// A translation provider behind `streamtranslator`.

@@ -5,16 +5,38 @@ import ParleyCore
 
 /// Who translates (`provider`).
 public enum TranslatorProvider: Int, Sendable, CaseIterable {
-    case local = 0, openai = 1, compatible = 2
+    case local = 0, openai = 1, compatible = 2, deepl = 3, google = 4, libretranslate = 5
 
     static let values = [
         EnumValue(local.rawValue, "local", "Apertium from Debian, offline (one long-lived process per language pair)"),
         EnumValue(openai.rawValue, "openai", "OpenAI chat completions, streamed (OPENAI_API_KEY)"),
         EnumValue(compatible.rawValue, "compatible", "Any OpenAI-compatible chat completions server at base-url (parley serve, vLLM, ...)"),
+        EnumValue(deepl.rawValue, "deepl", "DeepL /v2/translate (DEEPL_API_KEY; keys ending :fx use the free host)"),
+        EnumValue(google.rawValue, "google", "Google Cloud Translation v2 (GOOGLE_API_KEY)"),
+        EnumValue(libretranslate.rawValue, "libretranslate", "LibreTranslate /translate at base-url (default https://libretranslate.com; LIBRETRANSLATE_API_KEY if the server wants one)"),
     ]
 
     var nick: String { Self.values[rawValue].nick }
-    var defaultBaseURL: String { self == .openai ? "https://api.openai.com/v1" : "" }
+    var defaultBaseURL: String {
+        switch self {
+        case .openai: "https://api.openai.com/v1"
+        case .google: "https://translation.googleapis.com"
+        case .libretranslate: "https://libretranslate.com"
+        case .local, .compatible, .deepl: ""
+        }
+    }
+
+    var defaultKeyVariable: String {
+        switch self {
+        case .deepl: "DEEPL_API_KEY"
+        case .google: "GOOGLE_API_KEY"
+        case .libretranslate: "LIBRETRANSLATE_API_KEY"
+        case .local, .openai, .compatible: "OPENAI_API_KEY"
+        }
+    }
+
+    /// Whether requests need a key (compatible servers and LibreTranslate may not).
+    var needsKey: Bool { self == .openai || self == .deepl || self == .google }
     static let defaultModel = "gpt-4o-mini"
 
     struct SetupError: Error, CustomStringConvertible { var description: String }
@@ -29,24 +51,33 @@ public enum TranslatorProvider: Int, Sendable, CaseIterable {
                 throw ApertiumError.noPair(from: sourceLanguage, to: settings.targetLanguage, installed: installed)
             }
             return ApertiumTextTranslator(engine: try ApertiumTranslator(mode: mode, timeoutMs: settings.timeoutMs))
-        case .openai, .compatible:
-            let baseURL = settings.baseURL.isEmpty ? defaultBaseURL : settings.baseURL
+        case .openai, .compatible, .deepl, .google, .libretranslate:
+            let variable = settings.apiKeyEnv.isEmpty ? defaultKeyVariable : settings.apiKeyEnv
+            let key = environment[variable] ?? ""
+            if key.isEmpty && needsKey {
+                throw SetupError(description: "\(variable) is not set: export your \(nick) API key in it, or use provider=local")
+            }
+            let fallbackURL = self == .deepl ? RESTTranslator.deeplBaseURL(key: key) : defaultBaseURL
+            let baseURL = settings.baseURL.isEmpty ? fallbackURL : settings.baseURL
             guard !baseURL.isEmpty else {
                 throw SetupError(description: "provider=compatible needs base-url, e.g. base-url=http://127.0.0.1:8080/v1")
             }
             guard let scheme = URLComponents(string: baseURL)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 throw SetupError(description: "base-url must be an http or https URL, not \"\(baseURL)\"")
             }
-            let variable = settings.apiKeyEnv.isEmpty ? "OPENAI_API_KEY" : settings.apiKeyEnv
-            let key = environment[variable] ?? ""
-            if key.isEmpty && self == .openai {
-                throw SetupError(description: "\(variable) is not set: export your OpenAI API key in it, or use provider=local")
-            }
             var policy = RetryPolicy(maxAttempts: settings.maxRetries + 1)
             policy.maxDelay = .milliseconds(Int64(settings.timeoutMs))
-            return ChatCompletionsTranslator(provider: nick, baseURL: baseURL, apiKey: key,
-                                             sender: RetryingSender(client: HTTPClient(), policy: policy),
-                                             timeout: .milliseconds(Int64(settings.timeoutMs)), keyVariable: variable)
+            let sender = RetryingSender(client: HTTPClient(), policy: policy)
+            let timeout = Duration.milliseconds(Int64(settings.timeoutMs))
+            switch self {
+            case .deepl, .google, .libretranslate:
+                let vendor: RESTTranslator.Vendor = self == .deepl ? .deepl : self == .google ? .google : .libretranslate
+                return RESTTranslator(vendor: vendor, baseURL: baseURL, apiKey: key, sender: sender, timeout: timeout,
+                                      keyVariable: variable)
+            default:
+                return ChatCompletionsTranslator(provider: nick, baseURL: baseURL, apiKey: key, sender: sender,
+                                                 timeout: timeout, keyVariable: variable)
+            }
         }
     }
 }
