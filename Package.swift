@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(name: "CustomElement", dependencies: ["Parley", "GstKit"], path: "Examples/CustomElement"),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer", "PocketSphinxEngine", "WhisperEngine"],
+            dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine"],
             path: "benchmarks/Harness"),
         // A real HTTP server for the faults real providers will not produce on demand.
         // Test helpers: a scripted HTTP server for faults, subprocess runners, speech fixtures.

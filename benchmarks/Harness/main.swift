@@ -8,11 +8,11 @@ import Parley
 import VADSegmenter
 
 Parley.initialize()
-Parley.register([TimingSink.self])
+Parley.register([TimingSink.self, TextSource.self])
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: parley-bench stt|stt-engines|tts [--runs N] [--output FILE] | vad-frames FILE.wav")
+    print("usage: parley-bench stt|stt-engines|tts|translate [--runs N] [--output FILE] | vad-frames FILE.wav")
     exit(2)
 }
 @MainActor func option(_ name: String) -> String? {
@@ -28,6 +28,10 @@ case "tts":
     if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
 case "stt":
     let report = try await STTBenchmark(runs: runs).run()
+    print(report)
+    if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+case "translate":
+    let report = try await TranslateBenchmark(runs: runs).run()
     print(report)
     if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
 case "stt-engines":
@@ -47,6 +51,6 @@ case "vad-frames":
     print(rows.joined(separator: "\n"))
     FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8))
 default:
-    print("unknown benchmark \(command); available: stt, stt-engines, tts, vad-frames")
+    print("unknown benchmark \(command); available: stt, stt-engines, tts, translate, vad-frames")
     exit(2)
 }
