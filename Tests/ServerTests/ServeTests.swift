@@ -116,6 +116,24 @@ import Testing
     }
 }
 
+/// The official `openai` Python package against `parley serve` (its venv is made by scripts/setup).
+@Suite struct OpenAIClientTests {
+    @Test func theOpenAIPythonClientStreamsAndGetsWholeAnswers() async throws {
+        let python = TestSupport.packageRoot.appendingPathComponent(".build/openai-venv/bin/python").path
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup: it makes .build/openai-venv")
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let script = TestSupport.packageRoot.appendingPathComponent("Examples/python/openai_chat.py").path
+        let result = try await TestSupport.run(python, [script, "\(server.url)/v1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let cli = try await TestSupport.run("/usr/bin/apertium", ["-u", "eng-spa"], input: "The young man went home.")
+        #expect(result.stdout.contains("stream: \(cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines))"), "\(result.stdout)")
+        #expect(result.stdout.contains("whole: Buenos días."), "\(result.stdout)")
+        let chunks = result.stdout.split(separator: "\n").first { $0.hasPrefix("chunks:") }
+        #expect(chunks.map { !$0.hasPrefix("chunks: 0 ") && !$0.hasSuffix("None") } == true, "word chunks and a usage total: \(result.stdout)")
+    }
+}
+
 /// Reads the content of a chat completion event stream (for tests).
 struct ChatStreamReader {
     var text = ""
