@@ -19,6 +19,7 @@ static gboolean speech_meta_init(GstMeta *meta, gpointer params, GstBuffer *buff
   ParleySpeechMeta *speech = (ParleySpeechMeta *)meta;
   speech->segment_id = 0;
   speech->status = PARLEY_SPEECH_STATUS_FINAL;
+  speech->revision = 0;
   speech->language[0] = '\0';
   speech->speech_end_audio = GST_CLOCK_TIME_NONE;
   memset(speech->stamps, 0, sizeof(speech->stamps));
@@ -35,6 +36,7 @@ static gboolean speech_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer 
   if (!to) return FALSE;
   to->segment_id = from->segment_id;
   to->status = from->status;
+  to->revision = from->revision;
   memcpy(to->language, from->language, sizeof(to->language));
   to->speech_end_audio = from->speech_end_audio;
   memcpy(to->stamps, from->stamps, sizeof(to->stamps));

@@ -11,6 +11,10 @@ import ParleyCore
 public struct SpeechMeta: Sendable, Equatable {
     public var segmentID: UInt64
     public var status: SpeechStatus
+    /// 0 for a result's first attempt. When a stream breaks and is retried,
+    /// an empty partial with a higher revision withdraws what the broken
+    /// attempt showed, and the new attempt's partials carry that revision.
+    public var revision: UInt32 = 0
     /// BCP-47, empty when unknown.
     public var language: String
     /// Speech end in the audio's own time (ns), or `Gst.clockTimeNone`.
@@ -47,10 +51,12 @@ extension Buffer {
         let language = withUnsafeBytes(of: meta.pointee.language) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return SpeechMeta(segmentID: UInt64(meta.pointee.segment_id),
-                          status: SpeechStatus(rawValue: meta.pointee.status) ?? .final,
-                          language: language, speechEndAudioTime: UInt64(meta.pointee.speech_end_audio),
-                          stamps: stamps)
+        var value = SpeechMeta(segmentID: UInt64(meta.pointee.segment_id),
+                               status: SpeechStatus(rawValue: meta.pointee.status) ?? .final,
+                               language: language, speechEndAudioTime: UInt64(meta.pointee.speech_end_audio),
+                               stamps: stamps)
+        value.revision = UInt32(meta.pointee.revision)
+        return value
     }
 
     /// Adds or replaces the speech meta (the buffer must be writable).
@@ -58,6 +64,7 @@ extension Buffer {
         let meta = parley_buffer_get_speech_meta(pointer) ?? parley_buffer_add_speech_meta(pointer)!
         meta.pointee.segment_id = guint64(value.segmentID)
         meta.pointee.status = value.status.rawValue
+        meta.pointee.revision = guint(value.revision)
         meta.pointee.speech_end_audio = GstClockTime(value.speechEndAudioTime)
         withUnsafeMutableBytes(of: &meta.pointee.language) { raw in
             raw.initializeMemory(as: UInt8.self, repeating: 0)

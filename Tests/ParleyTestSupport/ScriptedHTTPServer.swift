@@ -13,6 +13,8 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         case stream(pieces: [(String, Int)])
         /// Close the connection with a TCP reset instead of answering.
         case reset
+        /// A chunked 200 event stream that breaks with a TCP reset after its pieces.
+        case streamThenReset(pieces: [(String, Int)])
     }
 
     public struct Request: Sendable {
@@ -108,6 +110,15 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
                     guard write(connection, String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n") else { return }
                 }
                 guard write(connection, "0\r\n\r\n") else { return }
+            case .streamThenReset(let pieces):
+                guard write(connection, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n") else { return }
+                for (piece, delayMs) in pieces {
+                    usleep(useconds_t(delayMs * 1000))
+                    guard write(connection, String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n") else { return }
+                }
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                return
             case .reset:
                 var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
                 setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))

@@ -62,10 +62,10 @@ import Testing
     }
 
     @Test func stoppingMidStreamCancelsAndJoinsThePushThread() async throws {
-        // Service times up to 20 s: what is in flight when the pipeline stops
+        // Service times up to 10 s: what is in flight when the pipeline stops
         // is still sleeping, and must be cancelled rather than waited for.
         let pipeline = try Pipeline(launch:
-            "parleytestsrc count=100000 ! parleytestasync name=cancelstage max-in-flight=2 max-pending=4 max-service-us=20000000 ! parleytestsink name=flushed")
+            "parleytestsrc count=100000 ! parleytestasync name=cancelstage max-in-flight=2 max-pending=4 max-service-us=10000000 ! parleytestsink name=flushed")
         try pipeline.play()
         try await Task.sleep(nanoseconds: 300_000_000)
         pipeline.stop()  // PAUSED→READY cancels and joins

@@ -250,6 +250,65 @@ import Testing
         #expect(!message.contains("vendor-secret-key-42"))
         #expect(server.requests.count == 1, "456 is not retried, and the next segment is not sent")
     }
+
+    func chunk(_ delta: String) -> String { "data: {\"choices\":[{\"delta\":\(delta)}]}\n\n" }
+
+    @Test func aStreamBrokenMidwayIsRetriedAndItsPartialsWithdrawn() async throws {
+        let end = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+        let server = try ScriptedHTTPServer([
+            .streamThenReset(pieces: [(chunk(#"{"role":"assistant","content":""}"#), 0), (chunk(#"{"content":"Hol"}"#), 100)]),
+            .stream(pieces: [(chunk(#"{"role":"assistant","content":""}"#), 0), (chunk(#"{"content":"Hola, "}"#), 50),
+                             (chunk(#"{"content":"joven."}"#), 50), (end, 0)]),
+        ])
+        defer { server.stop() }
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="Hello, young man." ! streamtranslator cache=false provider=compatible base-url=\(server.url)/v1 \
+            target-language=es emit=partials ! parleytesttextsink name=retracted
+            """)
+        try await pipeline.run()
+        let entries = TextRecordingSink.take("retracted")
+        #expect(server.requests.count == 2, "the broken stream was sent again")
+        let final = try #require(entries.last)
+        #expect(final.status == .final && final.text == "Hola, joven." && final.revision == 1)
+        let withdrawal = try #require(entries.firstIndex { $0.status == .partial && $0.text.isEmpty })
+        #expect(entries[withdrawal].revision == 1, "the empty partial starts revision 1: \(entries)")
+        #expect(entries[..<withdrawal].map(\.text) == ["Hol"], "the broken attempt's partial, withdrawn after: \(entries)")
+        #expect(entries[..<withdrawal].allSatisfy { $0.revision == 0 })
+        for entry in entries[withdrawal...] where entry.status == .partial && !entry.text.isEmpty {
+            #expect(entry.revision == 1 && "Hola, joven.".hasPrefix(entry.text), "after the withdrawal: \(entry)")
+        }
+    }
+
+    @Test func sentencesLeaveAsTheStreamCompletesThem() async throws {
+        let end = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+        let server = try ScriptedHTTPServer([.stream(pieces: [
+            (chunk(#"{"role":"assistant","content":""}"#), 0), (chunk(#"{"content":"El Sr. García pagó 3.5 euros. "}"#), 50),
+            (chunk(#"{"content":"¿Y luego? "}"#), 50), (chunk(#"{"content":"Se fue"}"#), 50), (end, 0),
+        ])])
+        defer { server.stop() }
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="Mr. Garcia paid 3.5 euros. And then? He left" ! streamtranslator cache=false provider=compatible \
+            base-url=\(server.url)/v1 target-language=es emit=sentences ! parleytesttextsink name=sentences
+            """)
+        try await pipeline.run()
+        let entries = TextRecordingSink.take("sentences")
+        #expect(entries.map(\.text) == ["El Sr. García pagó 3.5 euros.", "¿Y luego?", "Se fue"], "\(entries)")
+        #expect(entries.allSatisfy { $0.status == .final })
+    }
+
+    @Test func textThatIsNotUTF8FailsItsSegmentAndTheRestGoesOn() async throws {
+        let file = TestSupport.temporaryFolder().appendingPathComponent("latin1.txt")
+        try Data([0x43, 0x61, 0x66, 0xE9, 0x20, 0xFF]).write(to: file)  // "Café" in Latin-1, then 0xFF
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(file.path) ! text/x-raw,format=utf8 ! streamtranslator name=latin1 cache=false \
+            source-language=en target-language=es ! parleytesttextsink name=latin1sink
+            """)
+        var warnings: [String] = []
+        try await pipeline.run { if case .warning(_, let message, _) = $0 { warnings.append(message) } }
+        let entries = TextRecordingSink.take("latin1sink")
+        #expect(entries.map(\.status) == [.failed])
+        #expect(warnings.contains { $0.contains("segment 0") && $0.contains("UTF-8") }, "\(warnings)")
+    }
 }
 
 final class LockedReports: @unchecked Sendable {

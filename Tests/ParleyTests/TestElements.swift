@@ -194,6 +194,32 @@ final class RecordingSink: Sink {
     }
 }
 
+/// Records the text, status and revision of every text buffer that reaches it.
+final class TextRecordingSink: Sink {
+    static let metadata = ElementMetadata(
+        factoryName: "parleytesttextsink", typeName: "ParleyTestTextRecordingSink", longName: "Test text sink",
+        klass: "Sink/Text", description: "Records the text, status and revision of every buffer")
+    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
+
+    struct Entry: Sendable, Equatable {
+        var text: String
+        var status: SpeechStatus
+        var revision: UInt32
+    }
+    static let recorded = Mutex<[String: [Entry]]>([:])
+
+    let element: ElementHandle
+    init(element: ElementHandle) { self.element = element }
+
+    func render(_ buffer: Buffer) throws(FlowError) {
+        let meta = buffer.speechMeta
+        let entry = Entry(text: buffer.text, status: meta?.status ?? .final, revision: meta?.revision ?? 0)
+        Self.recorded.withLock { $0[element.name, default: []].append(entry) }
+    }
+
+    static func take(_ name: String) -> [Entry] { recorded.withLock { $0.removeValue(forKey: name) ?? [] } }
+}
+
 /// Records the timestamps and samples of the audio that reaches it.
 final class AudioRecordingSink: Sink {
     static let metadata = ElementMetadata(
@@ -240,4 +266,4 @@ final class TestFanOut: FanOut {
 }
 
 let testElements: [any ElementImpl.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self,
-                                            AudioRecordingSink.self, TestFanOut.self]
+                                            AudioRecordingSink.self, TestFanOut.self, TextRecordingSink.self]

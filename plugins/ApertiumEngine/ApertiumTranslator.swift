@@ -2,7 +2,7 @@
 // request costs milliseconds instead of a pipeline of ten processes.
 //
 // `apertium-wblank-mode -z` turns the pair's mode file into its shell
-// pipeline with every stage in null-flush mode: each input ending in NUL is
+// pipeline (run by the same shell that runs it) with every stage in null-flush mode: each input ending in NUL is
 // translated and answered with output ending in NUL. The text deformatter
 // (apertium-destxt) drops NULs in Debian 12's version, so its job is done
 // here: the characters the stream format reserves are escaped, and the
@@ -70,16 +70,15 @@ public final class ApertiumTranslator: @unchecked Sendable {
     public init(mode: String, directory: String = modesDirectory, timeoutMs: Int = 10_000) throws(ApertiumError) {
         self.mode = mode
         self.timeoutMs = Int32(clamping: timeoutMs)
-        let script: String
-        do {
-            script = try Self.nullFlushScript(for: "\(directory)/\(mode).mode")
-        } catch {
-            throw .startFailed("apertium-wblank-mode could not read \(mode).mode (\(error))")
-        }
+        let modeFile = "\(directory)/\(mode).mode"
+        guard FileManager.default.isReadableFile(atPath: modeFile) else { throw .startFailed("no mode file \(modeFile)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        // $1 is lt-proc's generation flag (-n: no unknown-word marks), $2 the tagger's.
-        process.arguments = ["-c", script, "apertium-\(mode)", "-n", ""]
+        // The one shell turns the mode into its null-flush pipeline and runs
+        // it (no second process whose output we would wait on). $1 is
+        // lt-proc's generation flag (-n: no unknown-word marks), $2 the tagger's.
+        process.arguments = ["-c", #"pipeline="$(apertium-wblank-mode -z "$3")" || exit 3; eval "$pipeline""#,
+                             "apertium-\(mode)", "-n", "", modeFile]
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -92,25 +91,17 @@ public final class ApertiumTranslator: @unchecked Sendable {
         self.process = process
         input = stdin.fileHandleForWriting
         output = stdout.fileHandleForReading.fileDescriptor
+        // One request now: the models load here rather than in the first
+        // segment, and a pipeline that cannot run fails at READY.
+        do {
+            _ = try translate("Ready.")
+        } catch {
+            shutdown()
+            throw .startFailed("the \(mode) pipeline does not answer: \(error)")
+        }
     }
 
     deinit { shutdown() }
-
-    private static func nullFlushScript(for modeFile: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/apertium-wblank-mode")
-        process.arguments = ["-z", modeFile]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, !data.isEmpty else {
-            throw ApertiumError.startFailed("apertium-wblank-mode exited with \(process.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
 
     /// Translates one text; requests are served one at a time.
     public func translate(_ text: String) throws(ApertiumError) -> String {

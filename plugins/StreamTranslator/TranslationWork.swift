@@ -59,20 +59,25 @@ extension StreamTranslatorElement {
             let sentAt = MonotonicClock.nanoseconds()
             let sentences = SentenceEmitter()
             let partialMeta = meta
+            let revision = RevisionCounter()
             do throws(TranslatorFailure) {
                 let translation = try await translator.translate(request) { partial in
                     let cleaned = OutputHygiene.clean(partial, source: text)
+                    var meta = partialMeta
+                    // An empty partial withdraws a broken attempt's text: a new revision starts.
+                    meta.revision = partial.isEmpty ? revision.next() : revision.current
                     switch current.emit {
                     case .partials:
-                        emit(self.output(segment, text: cleaned, status: .partial, language: current.targetLanguage, meta: partialMeta))
+                        emit(self.output(segment, text: cleaned, status: .partial, language: current.targetLanguage, meta: meta))
                     case .sentences:
                         for sentence in sentences.complete(in: cleaned, final: false) {
-                            emit(self.output(segment, text: sentence, status: .final, language: current.targetLanguage, meta: partialMeta))
+                            emit(self.output(segment, text: sentence, status: .final, language: current.targetLanguage, meta: meta))
                         }
                     case .final:
                         break
                     }
                 }
+                meta.revision = revision.current
                 let timing = StageTiming(sentAt: sentAt, firstTokenAt: translation.firstTokenAt,
                                          completeAt: MonotonicClock.nanoseconds())
                 let cleaned = OutputHygiene.clean(translation.text, source: text)
@@ -194,6 +199,15 @@ struct StageTiming {
     var sentAt: UInt64
     var firstTokenAt: UInt64?
     var completeAt: UInt64
+}
+
+/// The revision of a result's partials: bumped when a retried stream withdraws the broken one's.
+final class RevisionCounter: @unchecked Sendable {
+    // @unchecked: one stream's callbacks, one after another, then its end.
+    private let lock = NSLock()
+    private var value: UInt32 = 0
+    var current: UInt32 { lock.lock(); defer { lock.unlock() }; return value }
+    func next() -> UInt32 { lock.lock(); defer { lock.unlock() }; value += 1; return value }
 }
 
 /// Which sentences of a growing translation have gone out already.

@@ -141,6 +141,9 @@ typedef struct {
   GstMeta meta;
   guint64 segment_id;
   gint status;                      ///< ParleySpeechStatus
+  /// 0 for a result's first attempt; a retried stream's partials (and the
+  /// empty partial that withdraws the broken attempt's text) carry a higher one.
+  guint revision;
   gchar language[36];               ///< BCP-47, NUL-terminated, "" = unknown
   GstClockTime speech_end_audio;    ///< speech end in the audio's own time (ns)
   guint64 stamps[PARLEY_STAMP_COUNT];
