@@ -219,6 +219,13 @@ public final class AsyncStage: @unchecked Sendable {
         queue?.statistics ?? lastStatistics.withLock { $0 }
     }
 
+    /// What every async element reports alike: the queue's figures, its
+    /// settings (`max-in-flight`, `max-pending`, `queue-policy`) and the
+    /// result counters; nil for the element's own properties.
+    public func commonProperty(_ name: String, queue: Queue.Configuration, counters: ResultCounters) -> PropertyValue? {
+        statisticsProperty(name) ?? QueueProperties.property(name, of: queue) ?? counters.property(name)
+    }
+
     /// Reads one of `QueueProperties`' read-only figures.
     public func statisticsProperty(_ name: String) -> PropertyValue? {
         let stats = statistics

@@ -50,17 +50,9 @@ struct STTBenchmark {
     }
 
     func run() async throws -> String {
-        let port = Port()
-        var configuration = ServerConfiguration()
-        configuration.port = 0
         // The overhead of cloudstt over curl does not depend on the engine; pocketsphinx keeps runs short.
-        configuration.engine = .pocketsphinx
-        let server = Task {
-            try await TranscriptionServer.run(configuration) { if case .listening(let bound) = $0 { port.set(bound) } }
-        }
+        let (server, url) = try await LocalServer.start()
         defer { server.cancel() }
-        while port.value == 0 { try await Task.sleep(for: .milliseconds(50)) }
-        let url = "http://127.0.0.1:\(port.value)/v1"
         var element: [Double] = [], bare: [Double] = [], elementOverhead: [Double] = [], curlOverhead: [Double] = []
         _ = try curl(Self.clips[0], url: url)  // warm-up
         _ = try await self.element(Self.clips[0], url: url)
@@ -95,6 +87,22 @@ struct STTBenchmark {
             \(row("curl minus the server's processing", curlOverhead))
 
             """
+    }
+}
+
+/// `parley serve` in this process on a free loopback port (pocketsphinx
+/// behind the transcriptions; apertium behind the chat completions).
+enum LocalServer {
+    static func start() async throws -> (task: Task<Void, any Error>, url: String) {
+        let port = Port()
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.engine = .pocketsphinx
+        let task = Task {
+            try await TranscriptionServer.run(configuration) { if case .listening(let bound) = $0 { port.set(bound) } }
+        }
+        while port.value == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        return (task, "http://127.0.0.1:\(port.value)/v1")
     }
 }
 

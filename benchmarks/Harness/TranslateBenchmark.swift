@@ -94,16 +94,8 @@ struct TranslateBenchmark {
 
     func run() async throws -> String {
         let sentences = try Self.sentences()
-        let port = Port()
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.engine = .pocketsphinx
-        let server = Task {
-            try await TranscriptionServer.run(configuration) { if case .listening(let bound) = $0 { port.set(bound) } }
-        }
+        let (server, url) = try await LocalServer.start()
         defer { server.cancel() }
-        while port.value == 0 { try await Task.sleep(for: .milliseconds(50)) }
-        let url = "http://127.0.0.1:\(port.value)/v1"
         _ = try curl(sentences[0], url: url)  // warm-up: the server's apertium process starts
         _ = try await element([sentences[0]], url: url)
         var elementFirst: [Double] = [], elementFinal: [Double] = [], curlFirst: [Double] = [], curlTotal: [Double] = []

@@ -133,13 +133,9 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("max-segment-ms", nick: "Maximum segment",
                      blurb: "With no speech events, audio is cut into segments this long",
                      .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
-        PropertySpec("results-final", nick: "Final results", blurb: "Segments transcribed",
-                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-        PropertySpec("results-skipped", nick: "Skipped results", blurb: "Segments skipped (too short, or dropped by queue-policy)",
-                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-        PropertySpec("results-failed", nick: "Failed results", blurb: "Segments the provider could not transcribe",
-                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-    ] + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
+    ] + ResultCounters.specs(final: "Segments transcribed", skipped: "Segments skipped (too short, or dropped by queue-policy)",
+                             failed: "Segments the provider could not transcribe")
+      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
     static let log = DebugCategory("cloudstt", description: "Parley speech to text")
 
@@ -184,9 +180,8 @@ public final class CloudSTTElement: AsyncTransform {
     public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
 
     public func property(named name: String) -> PropertyValue {
-        if let figure = stage.statisticsProperty(name) { return figure }
         let current = settings.withLock { $0 }
-        if let queue = QueueProperties.property(name, of: current.queue) { return queue }
+        if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
         switch name {
         case "provider": return .enumeration(current.provider.rawValue)
         case "base-url": return .string(current.baseURL)
@@ -204,9 +199,6 @@ public final class CloudSTTElement: AsyncTransform {
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
-        case "results-final": return .uint64(counters.final.load(ordering: .relaxed))
-        case "results-skipped": return .uint64(counters.skipped.load(ordering: .relaxed))
-        case "results-failed": return .uint64(counters.failed.load(ordering: .relaxed))
         default: return .int(0)
         }
     }

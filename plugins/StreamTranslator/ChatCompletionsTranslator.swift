@@ -6,17 +6,11 @@ import Synchronization
 /// compatible server and `parley serve` take it: the system prompt, the
 /// context pairs as earlier user/assistant turns, then the text. The answer
 /// is read as server-sent events while it arrives.
-struct ChatCompletionsTranslator: TextTranslator {
+struct ChatCompletionsTranslator: RemoteTranslator {
     var provider: String
-    var baseURL: String
-    var apiKey: String
-    var sender: RetryingSender
-    var timeout: Duration
-    /// The variable the key came from, named in errors (never the key).
-    var keyVariable: String
+    var service: RemoteService
 
-    var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
-    var name: String { "\(provider) (\(host))" }
+    var name: String { "\(provider) (\(service.host))" }
 
     func translate(_ request: TranslationRequest,
                    onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
@@ -31,20 +25,19 @@ struct ChatCompletionsTranslator: TextTranslator {
             "temperature": request.temperature, "messages": messages,
         ]
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "text/event-stream")]
-        if !apiKey.isEmpty { headers.append(("Authorization", "Bearer \(apiKey)")) }
-        let url = baseURL.hasSuffix("/") ? baseURL + "chat/completions" : baseURL + "/chat/completions"
-        var http = HTTPRequest(method: "POST", url: url, headers: headers,
+        if !service.apiKey.isEmpty { headers.append(("Authorization", "Bearer \(service.apiKey)")) }
+        var http = HTTPRequest(method: "POST", url: service.root + "/chat/completions", headers: headers,
                                body: try? JSONSerialization.data(withJSONObject: body))
-        http.timeout = timeout
+        http.timeout = service.timeout
         let stream = ChatStream()
         let sentAt = MonotonicClock.nanoseconds()
         let response: HTTPResponse, attempts: Int
         do throws(RetryingSender.Failure) {
-            (response, attempts) = try await sender.send(http) { chunk in
+            (response, attempts) = try await service.sender.send(http) { chunk in
                 for partial in stream.feed(chunk) { onPartial(partial) }
             }
         } catch {
-            throw TranslatorFailure(error: ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
+            throw TranslatorFailure(error: ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
         }
         _ = stream.feed(Data([10, 10]))  // a last event without its blank line
         let outcome = stream.outcome

@@ -4,19 +4,16 @@ import ParleyCore
 /// The machine-translation APIs that answer in one JSON document: DeepL
 /// (`/v2/translate`), Google Cloud Translation v2 and LibreTranslate
 /// (`/translate`). Not streamed: the whole translation is the final.
-struct RESTTranslator: TextTranslator {
+struct RESTTranslator: RemoteTranslator {
     enum Vendor: Sendable {
         case deepl, google, libretranslate
     }
 
     var vendor: Vendor
-    var baseURL: String
-    var apiKey: String
-    var sender: RetryingSender
-    var timeout: Duration
-    var keyVariable: String
+    var service: RemoteService
 
-    var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
+    var apiKey: String { service.apiKey }
+    var host: String { service.host }
     var name: String {
         switch vendor {
         case .deepl: "deepl (\(host))"
@@ -32,7 +29,7 @@ struct RESTTranslator: TextTranslator {
 
     func translate(_ request: TranslationRequest,
                    onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
-        let root = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        let root = service.root
         let primary = { (tag: String) in ApertiumPrimary.primary(tag) }
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
         let url: String
@@ -56,10 +53,10 @@ struct RESTTranslator: TextTranslator {
             body = fields
         }
         var http = HTTPRequest(method: "POST", url: url, headers: headers, body: try? JSONSerialization.data(withJSONObject: body))
-        http.timeout = timeout
+        http.timeout = service.timeout
         let response: HTTPResponse, attempts: Int
         do throws(RetryingSender.Failure) {
-            (response, attempts) = try await sender.send(http)
+            (response, attempts) = try await service.sender.send(http)
         } catch {
             var failure = TranslatorFailure(error: ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
             if vendor == .deepl, case .badRequest(456, _) = error.error {

@@ -99,15 +99,11 @@ public final class StreamTranslatorElement: AsyncTransform {
         PropertySpec("api-key-env", nick: "API key variable",
                      blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, DEEPL_API_KEY, GOOGLE_API_KEY or LIBRETRANSLATE_API_KEY by provider",
                      .string(default: DEFAULT_API_KEY_ENV)),
-        PropertySpec("results-final", nick: "Final results", blurb: "Segments translated",
-                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-        PropertySpec("results-skipped", nick: "Skipped results", blurb: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
-                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-        PropertySpec("results-failed", nick: "Failed results", blurb: "Segments that could not be translated",
-                     .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
         PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-    ] + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
+    ] + ResultCounters.specs(final: "Segments translated", skipped: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
+                             failed: "Segments that could not be translated")
+      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
     static let log = DebugCategory("streamtranslator", description: "Parley streaming translator")
 
@@ -157,9 +153,8 @@ public final class StreamTranslatorElement: AsyncTransform {
     public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
 
     public func property(named name: String) -> PropertyValue {
-        if let figure = stage.statisticsProperty(name) { return figure }
         let current = settings.withLock { $0 }
-        if let queue = QueueProperties.property(name, of: current.queue) { return queue }
+        if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
         switch name {
         case "provider": return .enumeration(current.provider.rawValue)
         case "base-url": return .string(current.baseURL)
@@ -177,9 +172,6 @@ public final class StreamTranslatorElement: AsyncTransform {
         case "timeout-ms": return .int(current.timeoutMs)
         case "max-retries": return .int(current.maxRetries)
         case "api-key-env": return .string(current.apiKeyEnv)
-        case "results-final": return .uint64(counters.final.load(ordering: .relaxed))
-        case "results-skipped": return .uint64(counters.skipped.load(ordering: .relaxed))
-        case "results-failed": return .uint64(counters.failed.load(ordering: .relaxed))
         case "cache-hits": return .uint64(cacheHits.load(ordering: .relaxed))
         default: return .int(0)
         }

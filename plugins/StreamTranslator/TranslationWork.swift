@@ -120,9 +120,7 @@ extension StreamTranslatorElement {
 
     /// Which variable a remote provider's key came from, and its host: named in errors, never the key.
     static func keyOrigin(of translator: any TextTranslator) -> (variable: String, host: String)? {
-        if let chat = translator as? ChatCompletionsTranslator { return (chat.keyVariable, chat.host) }
-        if let rest = translator as? RESTTranslator { return (rest.keyVariable, rest.host) }
-        return nil
+        (translator as? any RemoteTranslator).map { ($0.service.keyVariable, $0.service.host) }
     }
 
     /// A buffer of one result: the segment's span, the meta with the target language.

@@ -67,16 +67,13 @@ public enum TranslatorProvider: Int, Sendable, CaseIterable {
             }
             var policy = RetryPolicy(maxAttempts: settings.maxRetries + 1)
             policy.maxDelay = .milliseconds(Int64(settings.timeoutMs))
-            let sender = RetryingSender(client: HTTPClient(), policy: policy)
-            let timeout = Duration.milliseconds(Int64(settings.timeoutMs))
+            let service = RemoteService(baseURL: baseURL, apiKey: key, sender: RetryingSender(client: HTTPClient(), policy: policy),
+                                        timeout: .milliseconds(Int64(settings.timeoutMs)), keyVariable: variable)
             switch self {
-            case .deepl, .google, .libretranslate:
-                let vendor: RESTTranslator.Vendor = self == .deepl ? .deepl : self == .google ? .google : .libretranslate
-                return RESTTranslator(vendor: vendor, baseURL: baseURL, apiKey: key, sender: sender, timeout: timeout,
-                                      keyVariable: variable)
-            default:
-                return ChatCompletionsTranslator(provider: nick, baseURL: baseURL, apiKey: key, sender: sender,
-                                                 timeout: timeout, keyVariable: variable)
+            case .deepl: return RESTTranslator(vendor: .deepl, service: service)
+            case .google: return RESTTranslator(vendor: .google, service: service)
+            case .libretranslate: return RESTTranslator(vendor: .libretranslate, service: service)
+            default: return ChatCompletionsTranslator(provider: nick, service: service)
             }
         }
     }
