@@ -69,8 +69,12 @@ final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
     var implementation: any ElementImpl { transform }
 
     func changeState(_ change: StateChange, after: Bool) -> Bool {
-        // The push thread is joined once the pads deactivated (a push blocked
-        // in a prerolling sink returns flushing then), before the element's stop.
+        // Before the pads deactivate, the queue flushes: a streaming thread
+        // waiting for room (queue-policy=block) returns, so deactivation can
+        // take its stream lock, and work in flight is cancelled. The push
+        // thread is joined once the pads deactivated (a push blocked in a
+        // prerolling sink returns flushing then), before the element's stop.
+        if change == .pausedToReady && !after { transform.stage.flushStart() }
         if change == .pausedToReady && after { transform.stage.stop() }
         guard lifeCycle(change, after: after) else { return false }
         if change == .readyToPaused && !after { transform.stage.start(transform.queueConfiguration) }

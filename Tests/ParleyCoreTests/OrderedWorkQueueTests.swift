@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 @testable import ParleyCore
 
@@ -38,17 +39,6 @@ final class Collector: @unchecked Sendable {
                 }
             }
         }
-    }
-}
-
-/// Runs blocking code on a thread of its own, as GStreamer streaming threads
-/// are: blocking Swift's small cooperative pool would starve the work itself.
-func onThread(_ body: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        Thread {
-            body()
-            done.resume()
-        }.start()
     }
 }
 

@@ -100,3 +100,14 @@ public final class DrainedPipe: @unchecked Sendable {
         return data
     }
 }
+
+/// Runs blocking code on a thread of its own, as GStreamer streaming threads
+/// are: blocking Swift's small cooperative pool would starve the work itself.
+public func onThread(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        Thread {
+            body()
+            done.resume()
+        }.start()
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import GstKit
 import Parley
 import ParleyCore
+import ParleyTestSupport
 import Testing
 
 /// The OrderedWorkQueue behind a real element in a real pipeline.
@@ -68,7 +69,7 @@ import Testing
             "parleytestsrc count=100000 ! parleytestasync name=cancelstage max-in-flight=2 max-pending=4 max-service-us=10000000 ! parleytestsink name=flushed")
         try pipeline.play()
         try await Task.sleep(nanoseconds: 300_000_000)
-        pipeline.stop()  // PAUSED→READY cancels and joins
+        await onThread { pipeline.stop() }  // PAUSED→READY cancels and joins (blocking: off the pool)
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(TestRecords.shared.cancellationCount("cancelstage") >= 1, "the requests in flight saw their cancellation")
     }

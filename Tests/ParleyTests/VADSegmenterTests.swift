@@ -97,7 +97,7 @@ import Testing
             if case .segment(let segment) = event, segment.end != nil { found.append(segment) }
             if case .eos = event { break }
         }
-        pipeline.stop()
+        await onThread { pipeline.stop() }
         #expect(found.count == 1)
         #expect(found.first?.reason == "ptt-release")
         let length = seconds(found.first?.end) - seconds(found.first?.start)
