@@ -82,6 +82,9 @@ public final class Pipeline: @unchecked Sendable {
     }
 
     /// Stops the pipeline (NULL state) and ends `events`. Idempotent.
+    /// It blocks until every element has stopped (threads joined, work
+    /// cancelled): from async code, call it off Swift's cooperative pool
+    /// (on a thread of your own), as `run` does, or the pool can starve.
     public func stop() {
         let wasStopped = stopped.testAndSet()
         guard !wasStopped else { return }
