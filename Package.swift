@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "Parley", dependencies: ["GstKit", "ParleySpeech", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine", "EspeakEngine", .product(name: "Hummingbird", package: "hummingbird")],
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",

@@ -72,6 +72,10 @@ public enum TranscriptionServer {
             if let denied = handler.authorize(request) { return denied }
             return await chat.complete(request)
         }
+        router.post("/v1/audio/speech") { request, _ -> Response in
+            if let denied = handler.authorize(request) { return denied }
+            return await SpeechEndpoint.speak(request, configuration: configuration)
+        }
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),

@@ -134,6 +134,64 @@ import Testing
     }
 }
 
+/// `parley serve`'s `/v1/audio/speech` over espeak-ng.
+@Suite(.serialized) struct ServeSpeechTests {
+    func speech(_ server: ServeProcess, _ json: String, to file: URL) async throws -> (status: String, bytes: Data) {
+        let result = try await TestSupport.run("/usr/bin/curl", [
+            "-sS", "--noproxy", "*", "-o", file.path, "-w", "%{http_code}", "-H", "Content-Type: application/json",
+            "-d", json, "\(server.url)/v1/audio/speech",
+        ])
+        return (result.stdout, (try? Data(contentsOf: file)) ?? Data())
+    }
+
+    func rms(_ pcm: Data) -> Double {
+        let samples = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        guard !samples.isEmpty else { return 0 }
+        return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+    }
+
+    @Test func pcmAndWavCarryTheSameSpeechAt24kHzAndSpeedShortensIt() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let folder = TestSupport.temporaryFolder()
+        let text = "Hola, ¿qué tal? Me llamo Parley."
+        let pcm = try await speech(server, #"{"model":"tts-1","input":"\#(text)","voice":"nova","response_format":"pcm","language":"es"}"#,
+                                   to: folder.appendingPathComponent("a.pcm"))
+        let wav = try await speech(server, #"{"model":"tts-1","input":"\#(text)","voice":"nova","response_format":"wav","language":"es"}"#,
+                                   to: folder.appendingPathComponent("a.wav"))
+        #expect(pcm.status == "200" && wav.status == "200")
+        let seconds = Double(pcm.bytes.count) / 2 / 24_000
+        #expect(seconds > 1 && seconds < 5, "a short Spanish sentence: \(seconds) s")
+        #expect(rms(pcm.bytes) > 500, "not silent: \(rms(pcm.bytes))")
+        let header = wav.bytes.prefix(44)
+        #expect(String(decoding: header.prefix(4), as: UTF8.self) == "RIFF")
+        #expect(header[24..<28].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } == 24_000)
+        // espeak-ng's first utterance after a voice change starts a little
+        // differently, and chunk sizes vary: the same speech within 3%.
+        let difference = abs(Double(wav.bytes.count - 44 - pcm.bytes.count)) / Double(pcm.bytes.count)
+        #expect(difference < 0.03, "the same speech, whole or streamed: \(wav.bytes.count - 44) and \(pcm.bytes.count) bytes")
+        let fast = try await speech(server, #"{"input":"\#(text)","voice":"nova","response_format":"pcm","language":"es","speed":2}"#,
+                                    to: folder.appendingPathComponent("b.pcm"))
+        #expect(fast.bytes.count < pcm.bytes.count * 3 / 4, "speed 2 is shorter: \(fast.bytes.count) of \(pcm.bytes.count)")
+    }
+
+    @Test func whatIsNotServedIsRefusedInOpenAIsEnvelope() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let folder = TestSupport.temporaryFolder()
+        for (json, parameter) in [(#"{"input":"Hi","response_format":"mp3"}"#, "response_format"),
+                                  (#"{"input":"Hi","voice":"robot"}"#, "voice"),
+                                  (#"{"input":"","voice":"alloy"}"#, "input"),
+                                  (#"{"input":"Hi","speed":9}"#, "speed")] {
+            let answer = try await speech(server, json, to: folder.appendingPathComponent("e.json"))
+            #expect(answer.status == "400", "\(json)")
+            let envelope = try JSONSerialization.jsonObject(with: answer.bytes) as? [String: Any]
+            let error = envelope?["error"] as? [String: Any]
+            #expect(error?["param"] as? String == parameter && error?["type"] as? String == "invalid_request_error", "\(json)")
+        }
+    }
+}
+
 /// Reads the content of a chat completion event stream (for tests).
 struct ChatStreamReader {
     var text = ""

@@ -1,0 +1,124 @@
+// `POST /v1/audio/speech` over espeak-ng, so a text-to-speech client (and
+// the coming cloudtts element) runs against a real server on loopback.
+//
+// Request: OpenAI's JSON (`model`, `input` up to 4096 characters, `voice`,
+// `response_format`, `speed` 0.25 to 4) plus an optional `language`
+// (BCP-47, default en), an extension: espeak-ng speaks a language, OpenAI's
+// voices speak any. `response_format` is `pcm` (24 kHz S16LE mono, streamed
+// chunk by chunk as espeak-ng synthesizes it) or `wav` (24 kHz, whole);
+// other formats answer 400. Voices map to espeak-ng variants of the
+// language's voice: alloy (default variant), ash m3, ballad m5, coral f2,
+// echo m1, fable m4, nova f3, onyx m7, sage f4, shimmer f5, verse m2.
+import EspeakEngine
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ParleyCore
+
+enum SpeechEndpoint {
+    static let outputRate = 24_000
+    static let maxInput = 4096
+    static let variants = [
+        "alloy": "", "ash": "m3", "ballad": "m5", "coral": "f2", "echo": "m1", "fable": "m4",
+        "nova": "f3", "onyx": "m7", "sage": "f4", "shimmer": "f5", "verse": "m2",
+    ]
+
+    private struct Body: Decodable {
+        var model: String?
+        var input: String
+        var voice: String?
+        var response_format: String?
+        var speed: Double?
+        var language: String?
+    }
+
+    static func speak(_ request: Request, configuration: ServerConfiguration) async -> Response {
+        let data: ByteBuffer
+        do {
+            data = try await request.body.collect(upTo: 64 * 1024)
+        } catch {
+            return TranscriptionHandler.error(.contentTooLarge, "The request is larger than 64 KiB.", type: "invalid_request_error")
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: data)) else {
+            return TranscriptionHandler.error(.badRequest, "The body must be JSON with an input string.",
+                                              type: "invalid_request_error", param: "input")
+        }
+        let input = body.input.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !input.isEmpty, input.count <= maxInput else {
+            return TranscriptionHandler.error(.badRequest, "input must hold 1 to \(maxInput) characters.",
+                                              type: "invalid_request_error", param: "input")
+        }
+        let format = body.response_format ?? "pcm"
+        guard format == "pcm" || format == "wav" else {
+            return TranscriptionHandler.error(.badRequest, "response_format \"\(format)\" is not served here: use pcm or wav.",
+                                              type: "invalid_request_error", param: "response_format")
+        }
+        let voiceName = (body.voice ?? "alloy").lowercased()
+        guard let variant = variants[voiceName] else {
+            return TranscriptionHandler.error(.badRequest,
+                "voice \"\(voiceName)\" is not one of \(variants.keys.sorted().joined(separator: ", ")).",
+                type: "invalid_request_error", param: "voice")
+        }
+        let speed = body.speed ?? 1
+        guard speed.isFinite, (0.25...4).contains(speed) else {
+            return TranscriptionHandler.error(.badRequest, "speed must be between 0.25 and 4.", type: "invalid_request_error", param: "speed")
+        }
+        let language = body.language ?? "en"
+        guard let base = EspeakEngine.shared.voice(forLanguage: language) else {
+            return TranscriptionHandler.error(.badRequest, "No espeak-ng voice speaks \"\(language)\".",
+                                              type: "invalid_request_error", param: "language")
+        }
+        var parameters = SpeechParameters(voice: variant.isEmpty ? base : "\(base)+\(variant)",
+                                          rate: min(450, max(80, Int((175 * speed).rounded()))),
+                                          pitch: 50, volume: 100, wordGap: 0, ssml: false)
+        parameters.language = language
+        if configuration.delayMs > 0 || configuration.jitterMs > 0 {
+            let jitter = configuration.jitterMs > 0 ? Int.random(in: -configuration.jitterMs...configuration.jitterMs) : 0
+            try? await Task.sleep(for: .milliseconds(max(0, configuration.delayMs + jitter)))
+        }
+        let chunks = synthesize(input, parameters: parameters)
+        if format == "wav" {
+            var samples: [Int16] = []
+            for await chunk in chunks {
+                guard case .audio(let audio) = chunk else { continue }
+                samples += audio
+            }
+            return Response(status: .ok, headers: [.contentType: "audio/wav"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: WAVEncoder.encode(samples, rate: outputRate))))
+        }
+        return Response(status: .ok, headers: [.contentType: "audio/pcm"], body: ResponseBody { writer in
+            for await chunk in chunks {
+                guard case .audio(let audio) = chunk else { continue }
+                try await writer.write(ByteBuffer(bytes: audio.withUnsafeBytes { Array($0) }))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    enum Chunk: Sendable {
+        case audio([Int16])
+        case failed(String)
+    }
+
+    /// espeak-ng's chunks at 24 kHz as they are made; synthesis runs on a
+    /// thread of its own (it blocks under espeak-ng's global lock).
+    static func synthesize(_ text: String, parameters: SpeechParameters) -> AsyncStream<Chunk> {
+        AsyncStream { continuation in
+            let rate = EspeakEngine.shared.sampleRate
+            Thread {
+                var resampler = StreamingResampler(from: rate, to: outputRate)
+                do throws(EspeakError) {
+                    try EspeakEngine.shared.synthesize(text, parameters: parameters) { samples, _ in
+                        let audio = resampler.process(samples)
+                        if !audio.isEmpty { continuation.yield(.audio(audio)) }
+                        return true
+                    }
+                } catch {
+                    continuation.yield(.failed(error.description))
+                }
+                continuation.finish()
+            }.start()
+        }
+    }
+}
