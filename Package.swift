@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
-let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
+let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "CloudTTS", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
 
 /// Which provider targets an element uses.
 let providers: [String: [Target.Dependency]] = [
@@ -10,6 +10,7 @@ let providers: [String: [Target.Dependency]] = [
     "EspeakSrc": [.target(name: "EspeakEngine")],
     "CloudSTT": [.target(name: "PocketSphinxEngine"), .target(name: "WhisperEngine")],
     "StreamTranslator": [.target(name: "ApertiumEngine")],
+    "CloudTTS": [.target(name: "EspeakEngine")],
 ]
 
 /// The speech detector runs a network per 10 ms frame on SIMD types, which an
@@ -67,7 +68,7 @@ let package = Package(
         // Providers: engines that elements share, beside the elements.
         .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
         // Apertium (Debian) as long-lived null-flush processes, one per language pair.
-        .target(name: "ApertiumEngine", path: "plugins/ApertiumEngine"),
+        .target(name: "ApertiumEngine", dependencies: ["ParleyCore"], path: "plugins/ApertiumEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
         .target(name: "WhisperEngine", path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),

@@ -15,14 +15,25 @@ public struct StageOutput: Sendable {
     /// Asked just before pushing: false drops the buffers and messages
     /// (speech cut by a barge-in after it was made but before it left).
     public var stillWanted: (@Sendable () -> Bool)?
+    /// Serialized events pushed before and after the buffers (markers that
+    /// let a recorder cut the output per utterance).
+    public var eventsBefore: [Event]
+    public var eventsAfter: [Event]
+    /// Runs on the push thread just before this output leaves, in output
+    /// order: for what can only be decided then (where speech fetched
+    /// concurrently falls on the timeline).
+    public var prepare: (@Sendable (inout StageOutput) -> Void)?
 
     public init(buffers: [Buffer] = [], warning: ElementMessageText? = nil, error: ElementMessageText? = nil,
-                messages: [Structure] = [], stillWanted: (@Sendable () -> Bool)? = nil) {
+                messages: [Structure] = [], stillWanted: (@Sendable () -> Bool)? = nil,
+                eventsBefore: [Event] = [], eventsAfter: [Event] = []) {
         self.buffers = buffers
         self.warning = warning
         self.error = error
         self.messages = messages
         self.stillWanted = stillWanted
+        self.eventsBefore = eventsBefore
+        self.eventsAfter = eventsAfter
     }
 }
 
@@ -259,12 +270,16 @@ public final class AsyncStage: @unchecked Sendable {
 
     private func deliver(_ output: StageOutput) {
         if let stillWanted = output.stillWanted, !stillWanted() { return }
+        var output = output
+        if let prepare = output.prepare { prepare(&output) }
         if let warning = output.warning { element.postWarning(warning) }
         for message in output.messages { element.postElementMessage(message) }
         guard let pad = element.srcPad else {
             if let error = output.error { element.postError(error) }
             return
         }
+        for event in output.eventsBefore { pad.push(event) }
+        defer { for event in output.eventsAfter { pad.push(event) } }
         for buffer in output.buffers {
             let flow = pad.push(buffer)
             if case .failure(let error) = flow {

@@ -46,11 +46,16 @@ public protocol AsyncTransform: ElementImpl {
     /// The event to send downstream in place of a serialized input event
     /// (a text-to-speech element turns a byte-format segment into TIME).
     func outputEvent(for event: Event) -> Event
+    /// The caps pushed after STREAM_START; nil = the src template's (which
+    /// must then be fixed). An element whose rate depends on its provider
+    /// says here which it chose at `open()`.
+    var outputCaps: Caps? { get }
 }
 
 extension AsyncTransform {
     public func sinkEvent(_ event: Event) -> [StageWork] { [] }
     public func outputEvent(for event: Event) -> Event { event }
+    public var outputCaps: Caps? { nil }
     public static var bridgeKind: ElementKind { .element }
     public static func makeDriver(for implementation: Self) -> any ElementDriver {
         AsyncTransformDriver(implementation)
@@ -59,11 +64,11 @@ extension AsyncTransform {
 
 final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
     let transform: Transform
-    let outputCaps: Caps
+    let templateCaps: Caps
 
     init(_ transform: Transform) {
         self.transform = transform
-        outputCaps = Caps(Transform.pads.src ?? "ANY") ?? Caps("ANY")!
+        templateCaps = Caps(Transform.pads.src ?? "ANY") ?? Caps("ANY")!
     }
 
     var implementation: any ElementImpl { transform }
@@ -88,7 +93,8 @@ final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
     func event(pad: Pad, event: Event) -> Bool {
         guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
         _ = submit(transform.sinkEvent(event))
-        return transform.stage.route(transform.outputEvent(for: event), pad: pad, outputCaps: outputCaps)
+        return transform.stage.route(transform.outputEvent(for: event), pad: pad,
+                                     outputCaps: transform.outputCaps ?? templateCaps)
     }
 
     private func submit(_ work: [StageWork]) -> FlowResult {

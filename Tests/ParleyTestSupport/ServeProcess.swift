@@ -39,6 +39,6 @@ public final class ServeProcess: @unchecked Sendable {
     public func stop() -> String {
         process.terminate()
         process.waitUntilExit()
-        return String(decoding: errors?.wait() ?? Data(), as: UTF8.self)
+        return String(decoding: errors?.wait(seconds: 5) ?? Data(), as: UTF8.self)
     }
 }

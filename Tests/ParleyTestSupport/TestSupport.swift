@@ -87,7 +87,12 @@ public enum TestSupport {
 
 /// Reads a pipe to its end on a thread of its own.
 public final class DrainedPipe: @unchecked Sendable {
-    private var data = Data()
+    private var data: Data {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+    private var stored = Data()
+    private let lock = NSLock()
     private let done = DispatchSemaphore(value: 0)
     public init(_ pipe: Pipe) {
         Thread { [self] in
@@ -97,6 +102,14 @@ public final class DrainedPipe: @unchecked Sendable {
     }
     public func wait() -> Data {
         done.wait()
+        return data
+    }
+
+    /// What was read, waiting at most `seconds` for the end: a child started
+    /// meanwhile on another thread may hold the pipe open (Foundation's
+    /// Process lets children inherit descriptors), and a test must not hang on it.
+    public func wait(seconds: Double) -> Data {
+        _ = done.wait(timeout: .now() + seconds)
         return data
     }
 }

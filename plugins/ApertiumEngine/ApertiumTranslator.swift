@@ -8,6 +8,7 @@
 // here: the characters the stream format reserves are escaped, and the
 // sentence end it would add (".[]") is added and taken off again.
 import Foundation
+import ParleyCore
 import Synchronization
 
 public enum ApertiumError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -61,9 +62,7 @@ public final class ApertiumTranslator: @unchecked Sendable {
 
     public let mode: String
     private let lock = Mutex(())
-    private let process: Process
-    private let input: FileHandle
-    private let output: Int32
+    private let process: ChildProcess
     private let timeoutMs: Int32
 
     /// Starts the pipeline for `mode` (one of `installedModes()`).
@@ -72,25 +71,12 @@ public final class ApertiumTranslator: @unchecked Sendable {
         self.timeoutMs = Int32(clamping: timeoutMs)
         let modeFile = "\(directory)/\(mode).mode"
         guard FileManager.default.isReadableFile(atPath: modeFile) else { throw .startFailed("no mode file \(modeFile)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        // The one shell turns the mode into its null-flush pipeline and runs
-        // it (no second process whose output we would wait on). $1 is
-        // lt-proc's generation flag (-n: no unknown-word marks), $2 the tagger's.
-        process.arguments = ["-c", #"pipeline="$(apertium-wblank-mode -z "$3")" || exit 3; eval "$pipeline""#,
-                             "apertium-\(mode)", "-n", "", modeFile]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            process = try ChildProcess(executable: "/bin/bash",
+                                       arguments: ["-c", Self.script, "apertium-\(mode)", "-n", "", modeFile])
         } catch {
-            throw .startFailed("\(error)")
+            throw .startFailed(error.description)
         }
-        self.process = process
-        input = stdin.fileHandleForWriting
-        output = stdout.fileHandleForReading.fileDescriptor
         // One request now: the models load here rather than in the first
         // segment, and a pipeline that cannot run fails at READY.
         do {
@@ -103,15 +89,20 @@ public final class ApertiumTranslator: @unchecked Sendable {
 
     deinit { shutdown() }
 
+    /// The shell turns the mode into its null-flush pipeline and runs it.
+    /// (ChildProcess starts it with nothing inherited but its input and output.)
+    static let script = #"""
+        pipeline="$(apertium-wblank-mode -z "$3")" || exit 3
+        eval "$pipeline"
+        """#
+
     /// Translates one text; requests are served one at a time.
     public func translate(_ text: String) throws(ApertiumError) -> String {
         let request = Data((Self.escape(text) + ".[]").utf8) + Data([0])
         let result: Result<String, ApertiumError> = lock.withLock { _ in
             guard process.isRunning else { return .failure(.failed("the \(mode) process has exited")) }
-            do {
-                try input.write(contentsOf: request)
-            } catch {
-                return .failure(.failed("could not write to the \(mode) process: \(error)"))
+            guard process.write(Array(request)) else {
+                return .failure(.failed("could not write to the \(mode) process"))
             }
             return readAnswer().map(Self.unescape)
         }
@@ -124,11 +115,11 @@ public final class ApertiumTranslator: @unchecked Sendable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, timeoutMs)
             if ready == 0 { return .failure(.failed("no answer from the \(mode) process in \(timeoutMs) ms")) }
             if ready < 0 { continue }
-            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { read(process.output, $0.baseAddress, $0.count) }
             if count <= 0 { return .failure(.failed("the \(mode) process closed its output")) }
             if let end = chunk[0..<count].firstIndex(of: 0) {
                 bytes += chunk[0..<end]
@@ -140,10 +131,7 @@ public final class ApertiumTranslator: @unchecked Sendable {
 
     /// Ends the process (READY→NULL).
     public func shutdown() {
-        lock.withLock { _ in
-            try? input.close()
-            if process.isRunning { process.terminate() }
-        }
+        lock.withLock { _ in process.terminate() }
     }
 
     /// The stream format's reserved characters, backslash-escaped as the

@@ -2,6 +2,7 @@
 // loader looks up in libgstparley.so. Nothing else belongs here.
 import GstKit
 import CloudSTT
+import CloudTTS
 import EspeakSrc
 import EspeakTTS
 import StreamTranslator
@@ -13,6 +14,7 @@ public let parleyElements: [any ElementImpl.Type] = [
     VADSegmenterElement.self,
     CloudSTTElement.self,
     StreamTranslatorElement.self,
+    CloudTTSElement.self,
     EspeakTTSElement.self,
     EspeakSrcElement.self,
     TranscriptSinkElement.self,

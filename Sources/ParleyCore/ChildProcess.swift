@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A long-lived helper process whose standard input and output are ours,
+/// started so that it inherits nothing else.
+///
+/// Foundation's `Process` lets a child inherit every descriptor other
+/// threads have open at that moment, including the pipes and the exit-watch
+/// sockets of processes they are starting. A long-lived child holding those
+/// keeps their readers from seeing EOF and their waiters from seeing the
+/// exit. This spawns with `posix_spawn`, every descriptor above 2 closed in
+/// the child (glibc's `posix_spawn_file_actions_addclosefrom_np`), and
+/// pipes made close-on-exec so no other child inherits them either.
+public final class ChildProcess: @unchecked Sendable {
+    // @unchecked: the descriptors are fixed after init; `terminate` is idempotent under `lock`.
+    public let pid: pid_t
+    /// Write requests here (the child's standard input).
+    public let input: Int32
+    /// Read answers here (the child's standard output).
+    public let output: Int32
+    private let lock = NSLock()
+    private var ended = false
+
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
+
+    /// Starts `executable` with `arguments` (argv[1...]); standard error goes to /dev/null.
+    public init(executable: String, arguments: [String]) throws(SpawnError) {
+        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
+        guard Self.closeOnExecPipe(&toChild) else { throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))") }
+        guard Self.closeOnExecPipe(&fromChild) else {
+            close(toChild[0]); close(toChild[1])
+            throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if let addCloseFrom = Self.addCloseFrom { _ = addCloseFrom(&actions, 3) }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        guard status == 0 else {
+            close(toChild[1]); close(fromChild[0])
+            throw SpawnError(description: "\(executable): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        input = toChild[1]
+        output = fromChild[0]
+        signal(SIGPIPE, SIG_IGN)  // a dead child must give EPIPE, not end us
+    }
+
+    deinit { terminate() }
+
+    /// A pipe whose ends no exec'd child inherits. (pipe2 is not visible to
+    /// Swift here; the window between pipe and fcntl is a few instructions.)
+    private static func closeOnExecPipe(_ fds: inout [Int32]) -> Bool {
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    /// Whether the child is still running (reaps it if it has exited).
+    public var isRunning: Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard !ended else { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { ended = true }
+        return !ended
+    }
+
+    /// Writes all of `data` to the child's input.
+    public func write(_ data: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < data.count {
+            let written = data[offset...].withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
+    }
+
+    /// Closes our ends, ends the child and its process group's work, reaps it.
+    public func terminate() {
+        lock.lock(); defer { lock.unlock() }
+        guard !ended else { return }
+        ended = true
+        close(input)
+        close(output)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        // The child's pipeline ends on EOF; reap without blocking for long.
+        for _ in 0..<50 {
+            if waitpid(pid, &status, WNOHANG) != 0 { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
+    }
+}

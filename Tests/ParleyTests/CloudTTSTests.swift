@@ -1,0 +1,107 @@
+import Foundation
+import GstKit
+import Parley
+import ParleyCore
+import ParleyTestSupport
+import Testing
+
+/// cloudtts in real pipelines: espeak-ng locally, `parley serve` for the
+/// OpenAI wire format, a scripted server for streams that arrive slowly or break.
+@Suite struct CloudTTSTests {
+    init() { Parley.register(testElements) }
+
+    struct Run {
+        var spans: [AudioRecordingSink.Span]
+        var samples: [Int16]
+        var warnings: [String]
+        var statuses: [String]
+        var error: PipelineError?
+    }
+
+    func speak(_ texts: [String], _ options: String, sink: String, source: String = "") async throws -> Run {
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="\(texts.joined(separator: "|"))" spacing-ms=100 \(source) ! cloudtts \(options) ! parleytestaudiosink name=\(sink)
+            """)
+        var warnings: [String] = [], statuses: [String] = [], failure: PipelineError?
+        do {
+            try await pipeline.run { event in
+                if case .warning(_, let message, _) = event { warnings.append(message) }
+                if case .elementMessage(_, let structure) = event, structure.name == "parley/tts" {
+                    statuses.append(structure["status"]?.string ?? "")
+                }
+            }
+        } catch {
+            failure = error
+        }
+        let recorded = AudioRecordingSink.take(sink)
+        return Run(spans: recorded.spans, samples: recorded.samples, warnings: warnings, statuses: statuses, error: failure)
+    }
+
+    func seconds(_ run: Run) -> Double { Double(run.spans.reduce(0) { $0 + $1.duration }) / 1e9 }
+    func rms(_ samples: [Int16]) -> Double {
+        samples.isEmpty ? 0 : (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
+    }
+
+    @Test func localAndParleyServeSpeakTheSameTextForAboutAsLong() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let text = ["Good morning, this is a test of the speech element."]
+        let local = try await speak(text, "provider=local", sink: "ttslocal")
+        let remote = try await speak(text, "provider=compatible base-url=\(server.url)/v1 voice=alloy", sink: "ttsremote")
+        #expect(local.error == nil && remote.error == nil, "\(String(describing: local.error)) \(String(describing: remote.error))")
+        #expect(rms(local.samples) > 500 && rms(remote.samples) > 500, "not silent")
+        #expect(seconds(local) > 1.5 && abs(seconds(remote) - seconds(local)) < 0.4 * seconds(local),
+                "\(seconds(remote)) s over HTTP, \(seconds(local)) s locally")
+        #expect(local.statuses == ["final"] && remote.statuses == ["final"])
+    }
+
+    @Test func resultsLeaveInSegmentOrderUnderShuffledServiceTimes() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx", "--delay-ms", "150", "--jitter-ms", "140"])
+        defer { _ = server.stop() }
+        let run = try await speak(["One.", "Two.", "Three.", "Four.", "Five."],
+                                  "provider=compatible base-url=\(server.url)/v1 max-in-flight=4", sink: "ttsorder")
+        #expect(run.error == nil)
+        let segments = run.spans.compactMap(\.segment)
+        #expect(Array(Set(segments)).sorted() == [0, 1, 2, 3, 4])
+        #expect(segments == segments.sorted(), "each result's audio after the one before")
+        for (previous, next) in zip(run.spans, run.spans.dropFirst()) { #expect(next.pts >= previous.end, "no overlap") }
+    }
+
+    @Test func audioLeavesAsTheProviderSendsItAndABrokenStreamIsNotReplayed() async throws {
+        // PCM as printable bytes ("AA" = 16705), in pieces 150 ms apart.
+        let piece = String(repeating: "A", count: 4800)
+        let slow = try ScriptedHTTPServer([.stream(pieces: [(piece, 0), (piece, 150), (piece, 150)])])
+        defer { slow.stop() }
+        let streamed = try await speak(["Hello."], "provider=compatible base-url=\(slow.url)/v1", sink: "ttsslow")
+        #expect(streamed.spans.count >= 3, "one buffer per arrival, not one at the end: \(streamed.spans.count)")
+        #expect(streamed.samples.count == 3 * 2400 && streamed.samples.allSatisfy { $0 == 16705 })
+
+        let broken = try ScriptedHTTPServer([.streamThenReset(pieces: [(piece, 0)]), .stream(pieces: [(piece, 0)])])
+        defer { broken.stop() }
+        let run = try await speak(["Hello."], "provider=compatible base-url=\(broken.url)/v1", sink: "ttsbroken")
+        #expect(run.statuses == ["failed"])
+        #expect(run.warnings.contains { $0.contains("not replayed") }, "\(run.warnings)")
+        #expect(broken.requests.count == 1, "what was heard is not sent again")
+        #expect(run.samples.count == 2400, "the audio that arrived was played")
+    }
+
+    @Test func badTextGivesAClearResultPerSegmentAndTheRestIsSpoken() async throws {
+        let long = String(repeating: "word ", count: 1000)
+        let run = try await speak(["Hello.", " ", long, "Goodbye."], "provider=local", sink: "ttsbad")
+        #expect(run.error == nil)
+        #expect(run.statuses == ["final", "skipped", "failed", "final"], "\(run.statuses)")
+        #expect(run.warnings.contains { $0.contains("segment 1") && $0.contains("empty") })
+        #expect(run.warnings.contains { $0.contains("segment 2") && $0.contains("limit") })
+        #expect(Set(run.spans.compactMap(\.segment)) == [0, 3])
+    }
+
+    @Test func interruptCutsTheSpeechInProgress() async throws {
+        let cut = try await speak(["this is a rather long sentence that will be interrupted by the next one", "stop"],
+                                  "provider=local overlap=interrupt ! identity sync=true", sink: "ttscut", source: "interval-ms=300")
+        let whole = try await speak(["this is a rather long sentence that will be interrupted by the next one"],
+                                    "provider=local", sink: "ttswhole")
+        let first = Double(cut.spans.filter { $0.segment == 0 }.reduce(0) { $0 + $1.duration }) / 1e9
+        #expect(first < seconds(whole) / 2, "the first result was cut: \(first) of \(seconds(whole)) s")
+        #expect(cut.spans.contains { $0.segment == 1 }, "the new one is spoken")
+    }
+}

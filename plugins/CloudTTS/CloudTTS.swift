@@ -1,0 +1,257 @@
+// cloudtts: speaks each final text result with a speech provider, streaming
+// the audio as the provider's bytes arrive.
+//
+//     gst-launch-1.0 filesrc location=hello.txt ! text/x-raw,format=utf8 \
+//         ! cloudtts provider=compatible base-url=http://127.0.0.1:8080/v1 ! audioconvert ! autoaudiosink
+//
+// Finals (and buffers with no meta) are spoken; partials, failed and skipped
+// results are not. One audio stream per result, in segment order, through
+// the framework's ordered stage (max-in-flight, max-pending, queue-policy):
+// a later result may be fetched while an earlier one plays, and leaves after
+// it. Audio keeps the input's time domain (a result starts at its text's PTS
+// or when the previous speech ends, whichever is later). Each result's
+// audio is bracketed by the custom downstream events `parley/tts-start`
+// (segment-id, start) and `parley/tts-end` (segment-id, end), so a recorder
+// can cut it per utterance. `overlap=interrupt` cuts speech in progress
+// and drops queued audio when a new result arrives (barge-in).
+//
+// Providers: `local` (the default) is espeak-ng in this process, its voice
+// following the result's language (22050 Hz); `openai` and `compatible`
+// speak `/v1/audio/speech` with `response_format=pcm` (24 kHz), read as a
+// stream. A stream that breaks after audio left is not replayed: the result
+// ends failed with a warning naming the cause. The output rate is the
+// provider's, in the caps pushed before the first buffer.
+import EspeakEngine
+import Foundation
+import GstKit
+import ParleyCore
+import ParleySpeech
+import Synchronization
+
+/// Who speaks (`provider`).
+public enum TTSProvider: Int, Sendable, CaseIterable {
+    case local = 0, openai = 1, compatible = 2
+
+    static let values = [
+        EnumValue(local.rawValue, "local", "espeak-ng in this process, offline"),
+        EnumValue(openai.rawValue, "openai", "OpenAI /v1/audio/speech, streamed PCM (OPENAI_API_KEY)"),
+        EnumValue(compatible.rawValue, "compatible", "Any OpenAI-compatible speech server at base-url (parley serve, ...)"),
+    ]
+    var nick: String { Self.values[rawValue].nick }
+}
+
+public final class CloudTTSElement: AsyncTransform {
+    public static let DEFAULT_PROVIDER = TTSProvider.local
+    public static let DEFAULT_BASE_URL = ""
+    public static let DEFAULT_MODEL = ""
+    public static let DEFAULT_VOICE = ""
+    public static let DEFAULT_SPEED = 1.0
+    public static let DEFAULT_INSTRUCTIONS = ""
+    public static let DEFAULT_OVERLAP = TTSOverlap.queue
+    public static let DEFAULT_TIMEOUT_MS = 30_000
+    public static let DEFAULT_MAX_RETRIES = 2
+    public static let DEFAULT_API_KEY_ENV = ""
+    /// The next result's audio is fetched while the current one plays.
+    public static let DEFAULT_MAX_IN_FLIGHT = 2
+    /// Longer texts are refused per result (OpenAI's own limit).
+    static let maxInput = 4096
+
+    public static let metadata = ElementMetadata(
+        factoryName: "cloudtts", typeName: "GstParleyCloudTTS",
+        longName: "Text to speech", klass: "Audio/Text/Filter",
+        description: "Speaks each final text result with a speech provider (espeak-ng, OpenAI or a compatible server), streaming audio as it arrives, in segment order",
+        example: "gst-launch-1.0 fdsrc ! text/x-raw,format=utf8 ! cloudtts ! audioconvert ! wavenc ! filesink location=speech.wav")
+    public static let pads = PadTemplates(
+        sink: "text/x-raw, format=(string)utf8",
+        src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]")
+
+    public static let properties = [
+        PropertySpec("provider", nick: "Provider", blurb: "Who speaks",
+                     .enumeration(typeName: "GstParleyTTSProvider", values: TTSProvider.values, default: DEFAULT_PROVIDER.rawValue)),
+        PropertySpec("base-url", nick: "Base URL", blurb: "API base URL; empty = https://api.openai.com/v1 (openai); required for compatible",
+                     .string(default: DEFAULT_BASE_URL)),
+        PropertySpec("model", nick: "Model", blurb: "Speech model; empty = gpt-4o-mini-tts", .string(default: DEFAULT_MODEL)),
+        PropertySpec("voice", nick: "Voice",
+                     blurb: "Provider's voice (alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse); local: an espeak-ng voice; empty = alloy, or by language",
+                     .string(default: DEFAULT_VOICE)),
+        PropertySpec("speed", nick: "Speed", blurb: "Speaking speed, 1 = normal", .double(default: DEFAULT_SPEED, range: 0.25...4)),
+        PropertySpec("instructions", nick: "Instructions", blurb: "How to speak (gpt-4o-mini-tts), e.g. \"calm and clear\"",
+                     .string(default: DEFAULT_INSTRUCTIONS)),
+        PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
+                     .enumeration(typeName: "GstParleyCloudTTSOverlap", values: TTSOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
+        PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
+                     .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
+        PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset before any audio arrived",
+                     .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
+        PropertySpec("api-key-env", nick: "API key variable", blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY",
+                     .string(default: DEFAULT_API_KEY_ENV)),
+    ] + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
+                             failed: "Results the provider could not speak")
+      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
+
+    static let log = DebugCategory("cloudtts", description: "Parley text to speech")
+
+    struct Settings {
+        var provider = DEFAULT_PROVIDER
+        var baseURL = DEFAULT_BASE_URL
+        var model = DEFAULT_MODEL
+        var voice = DEFAULT_VOICE
+        var speed = DEFAULT_SPEED
+        var instructions = DEFAULT_INSTRUCTIONS
+        var overlap = DEFAULT_OVERLAP
+        var timeoutMs = DEFAULT_TIMEOUT_MS
+        var maxRetries = DEFAULT_MAX_RETRIES
+        var apiKeyEnv = DEFAULT_API_KEY_ENV
+        var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
+    }
+
+    /// Streaming state, replaced whole on start and flush.
+    struct Timeline {
+        var nextFree: UInt64 = 0
+        var received: UInt64 = 0
+        var streamLanguage = ""
+    }
+
+    public let element: ElementHandle
+    public let stage: AsyncStage
+    let settings = Mutex(Settings())
+    let timeline = Mutex(Timeline())
+    let synthesizer = Mutex<(any SpeechSynthesizer)?>(nil)
+    let counters = ResultCounters()
+    /// Bumped by a barge-in or a flush: speech of an older generation stops.
+    let generation = Atomic<UInt64>(0)
+
+    public init(element: ElementHandle) {
+        self.element = element
+        stage = AsyncStage(element: element, log: Self.log)
+    }
+
+    public var queueConfiguration: AsyncStage.Queue.Configuration {
+        var configuration = settings.withLock { $0.queue }
+        configuration.keepsEveryPartial = true  // audio chunks: every one plays
+        return configuration
+    }
+
+    public var outputCaps: Caps? {
+        let rate = synthesizer.withLock { $0?.rate } ?? EspeakEngine.shared.sampleRate
+        return AudioFormat(rate: rate).caps
+    }
+
+    public func property(named name: String) -> PropertyValue {
+        let current = settings.withLock { $0 }
+        if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
+        switch name {
+        case "provider": return .enumeration(current.provider.rawValue)
+        case "base-url": return .string(current.baseURL)
+        case "model": return .string(current.model)
+        case "voice": return .string(current.voice)
+        case "speed": return .double(current.speed)
+        case "instructions": return .string(current.instructions)
+        case "overlap": return .enumeration(current.overlap.rawValue)
+        case "timeout-ms": return .int(current.timeoutMs)
+        case "max-retries": return .int(current.maxRetries)
+        case "api-key-env": return .string(current.apiKeyEnv)
+        default: return .int(0)
+        }
+    }
+
+    public func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            if QueueProperties.set(name, value, in: &settings.queue) { return }
+            switch name {
+            case "provider": settings.provider = TTSProvider(rawValue: value.int) ?? Self.DEFAULT_PROVIDER
+            case "base-url": settings.baseURL = value.string ?? ""
+            case "model": settings.model = value.string ?? ""
+            case "voice": settings.voice = value.string ?? ""
+            case "speed": settings.speed = value.double
+            case "instructions": settings.instructions = value.string ?? ""
+            case "overlap": settings.overlap = TTSOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
+            case "timeout-ms": settings.timeoutMs = value.int
+            case "max-retries": settings.maxRetries = value.int
+            case "api-key-env": settings.apiKeyEnv = value.string ?? ""
+            default: break
+            }
+        }
+    }
+
+    public func open() throws(ElementMessageText) {
+        let current = settings.withLock { $0 }
+        let made: any SpeechSynthesizer
+        switch current.provider {
+        case .local:
+            guard EspeakEngine.shared.isAvailable else { throw .settings("espeak-ng could not start (is espeak-ng-data installed?)") }
+            if !current.voice.isEmpty {
+                do { try EspeakEngine.shared.checkVoice(current.voice) } catch {
+                    throw .settings(error.description, debug: "property voice")
+                }
+            }
+            made = LocalSynthesizer()
+        case .openai, .compatible:
+            let baseURL = current.baseURL.isEmpty ? (current.provider == .openai ? "https://api.openai.com/v1" : "") : current.baseURL
+            guard let scheme = URLComponents(string: baseURL)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw .settings(baseURL.isEmpty ? "provider=compatible needs base-url, e.g. base-url=http://127.0.0.1:8080/v1"
+                                                : "base-url must be an http or https URL, not \"\(baseURL)\"", debug: "property base-url")
+            }
+            let variable = current.apiKeyEnv.isEmpty ? "OPENAI_API_KEY" : current.apiKeyEnv
+            let key = ProcessInfo.processInfo.environment[variable] ?? ""
+            if key.isEmpty && current.provider == .openai {
+                throw .settings("\(variable) is not set: export your OpenAI API key in it, or use provider=local", debug: "property provider")
+            }
+            var policy = RetryPolicy(maxAttempts: current.maxRetries + 1)
+            policy.maxDelay = .milliseconds(Int64(current.timeoutMs))
+            made = OpenAISpeechSynthesizer(provider: current.provider.nick, baseURL: baseURL, apiKey: key, client: HTTPClient(),
+                                           policy: policy, timeout: .milliseconds(Int64(current.timeoutMs)),
+                                           keyVariable: variable, sendsLanguage: current.provider == .compatible)
+        }
+        synthesizer.withLock { $0 = made }
+        element.postInfo(ElementMessageText("provider \(made.name) at \(made.rate) Hz"))
+    }
+
+    public func start() throws(ElementMessageText) {
+        counters.reset()
+        timeline.withLock { $0 = Timeline() }
+    }
+
+    public func close() { synthesizer.withLock { $0 = nil } }
+
+    public func accept(_ buffer: Buffer) -> [StageWork] {
+        let number = timeline.withLock { timeline in
+            defer { timeline.received += 1 }
+            return timeline.received
+        }
+        let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
+        guard meta.status == .final else { return [] }
+        let current = settings.withLock { $0 }
+        let myGeneration = current.overlap == .interrupt
+            ? generation.add(1, ordering: .relaxed).newValue : generation.load(ordering: .relaxed)
+        let text = String(decoding: buffer.withBytes { Array($0) }, as: UTF8.self)
+        return [work(Utterance(text: text, validUTF8: buffer.withBytes { String(validating: Array($0), as: UTF8.self) != nil },
+                               pts: buffer.pts, meta: meta, settings: current, receivedAt: MonotonicClock.nanoseconds(),
+                               generation: myGeneration))]
+    }
+
+    public func sinkEvent(_ event: Event) -> [StageWork] {
+        switch event.view {
+        case .tag(let language?): timeline.withLock { $0.streamLanguage = language }
+        case .flushStart: generation.add(1, ordering: .relaxed)
+        case .flushStop: timeline.withLock { $0.nextFree = 0 }
+        default: break
+        }
+        return []
+    }
+
+    /// Text read from a file comes in bytes; it is spoken from 0 in TIME.
+    public func outputEvent(for event: Event) -> Event {
+        guard case .segment(let segment) = event.view, segment == nil else { return event }
+        return Event.timeSegment(start: 0)
+    }
+}
+
+/// What a new result does to speech in progress (`overlap`).
+public enum TTSOverlap: Int, Sendable {
+    case queue = 0, interrupt = 1
+    static let values = [
+        EnumValue(queue.rawValue, "queue", "Speak it after the current speech"),
+        EnumValue(interrupt.rawValue, "interrupt", "Cut the current speech and drop queued audio (barge-in)"),
+    ]
+}

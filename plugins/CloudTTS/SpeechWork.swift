@@ -1,0 +1,160 @@
+import Foundation
+import GstKit
+import ParleyCore
+import ParleySpeech
+import Synchronization
+
+/// Where one utterance falls on the output timeline, decided on the push
+/// thread as its audio leaves (in order), so utterances fetched at the same
+/// time never overlap: it starts at its text's PTS, or when the previous
+/// speech ends if that is later.
+final class Placement: @unchecked Sendable {
+    // @unchecked: used only on the stage's push thread, one output after another.
+    private let pts: UInt64
+    private let element: CloudTTSElement
+    private let id: UInt64
+    private var start: UInt64?
+    private var end: UInt64 = 0
+
+    init(pts: UInt64, element: CloudTTSElement, id: UInt64) {
+        self.pts = pts
+        self.element = element
+        self.id = id
+    }
+
+    /// A chunk: offset by the start, the start marker before the first.
+    func place(_ output: inout StageOutput) {
+        if start == nil {
+            let begin = element.timeline.withLock { pts == Gst.clockTimeNone ? $0.nextFree : max(pts, $0.nextFree) }
+            start = begin
+            output.eventsBefore.append(Event.customDownstream(Structure("parley/tts-start", [
+                ("segment-id", .uint64(id)), ("start", .uint64(begin)),
+            ])))
+        }
+        for buffer in output.buffers {
+            buffer.pts += start!
+            end = buffer.pts + buffer.duration
+        }
+        let reached = end
+        element.timeline.withLock { $0.nextFree = max($0.nextFree, reached) }
+    }
+
+    /// The result: the end marker after the audio, if any left.
+    func finish(_ output: inout StageOutput) {
+        guard start != nil else { return }
+        output.eventsAfter.append(Event.customDownstream(Structure("parley/tts-end", [
+            ("segment-id", .uint64(id)), ("end", .uint64(end)),
+        ])))
+    }
+}
+
+struct Utterance: Sendable {
+    var text: String
+    var validUTF8: Bool
+    var pts: UInt64
+    var meta: SpeechMeta
+    var settings: CloudTTSElement.Settings
+    var receivedAt: UInt64
+    var generation: UInt64
+}
+
+extension CloudTTSElement {
+    /// Speaking one result: the provider's chunks leave as partial outputs
+    /// while it speaks, bracketed by parley/tts-start and parley/tts-end.
+    func work(_ utterance: Utterance) -> StageWork {
+        let name = element.name
+        let id = utterance.meta.segmentID
+        return StageWork(progressive: { [self] emit in
+            let stillCurrent: @Sendable () -> Bool = { [self] in generation.load(ordering: .relaxed) <= utterance.generation }
+            let text = utterance.text.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+            func result(_ status: SpeechStatus, _ warning: String?) -> StageOutput {
+                counters.count(status)
+                return StageOutput(warning: warning.map { ElementMessageText("\(name): segment \(id): \($0)") },
+                                   messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
+            }
+            guard stillCurrent() else { return result(.skipped, nil) }
+            guard utterance.validUTF8 else { return result(.failed, "the text is not valid UTF-8: not spoken") }
+            guard !text.isEmpty else { return result(.skipped, "the text is empty: nothing to speak") }
+            guard text.count <= Self.maxInput else {
+                return result(.failed, "the text is \(text.count) characters, over the \(Self.maxInput)-character limit: not spoken")
+            }
+            guard let synthesizer = synthesizer.withLock({ $0 }) else { return result(.failed, "no provider is set up") }
+            let rate = UInt64(synthesizer.rate)
+            let streamLanguage = timeline.withLock { $0.streamLanguage }
+            let language = utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language
+            let isLocal = utterance.settings.provider == .local
+            let request = SynthesisRequest(
+                text: text, language: language,
+                voice: utterance.settings.voice.isEmpty ? (isLocal ? "" : "alloy") : utterance.settings.voice,
+                model: utterance.settings.model.isEmpty ? "gpt-4o-mini-tts" : utterance.settings.model,
+                speed: utterance.settings.speed, instructions: utterance.settings.instructions)
+            // Buffers carry their offset in the utterance; where the utterance
+            // starts is decided as it leaves, after the one before it ended.
+            let placement = Placement(pts: utterance.pts, element: self, id: id)
+            let progress = Mutex((samples: UInt64(0), meta: utterance.meta))
+            let outcome: Result<Int, SynthesisFailure>
+            do throws(SynthesisFailure) {
+                outcome = .success(try await synthesizer.synthesize(request) { samples in
+                    guard stillCurrent() else { return false }
+                    let (buffer, first, meta) = progress.withLock { state -> (Buffer, Bool, SpeechMeta) in
+                        let buffer = Buffer(samples: samples)
+                        buffer.pts = state.samples * Gst.second / rate
+                        let first = state.samples == 0
+                        state.samples += UInt64(samples.count)
+                        buffer.duration = state.samples * Gst.second / rate - buffer.pts
+                        if first { state.meta.stamp(.firstAudioOut) }
+                        buffer.setSpeechMeta(state.meta)
+                        return (buffer, first, state.meta)
+                    }
+                    var output = StageOutput(buffers: [buffer], messages: first ? [Self.latencyMessage(utterance, meta: meta)] : [],
+                                             stillWanted: stillCurrent)
+                    output.prepare = { placement.place(&$0) }
+                    emit(output)
+                    return true
+                })
+            } catch {
+                outcome = .failure(error)
+            }
+            let samples = progress.withLock { $0.samples }
+            let seconds = Double(samples) / Double(rate)
+            var output: StageOutput
+            switch outcome {
+            case .success:
+                let status: SpeechStatus = stillCurrent() ? .final : .skipped
+                counters.count(status)
+                output = StageOutput(messages: [Self.ttsMessage(id, status: status, provider: synthesizer.name, seconds: seconds)])
+            case .failure(let failure):
+                counters.count(.failed)
+                let cause = failure.afterAudio ? "the stream broke after \(String(format: "%.2f", seconds)) s of audio (not replayed)" : "failed"
+                output = StageOutput(
+                    warning: ElementMessageText("\(name): segment \(id): provider \(synthesizer.name) \(cause) after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"),
+                    messages: [Self.ttsMessage(id, status: .failed, provider: synthesizer.name, seconds: seconds)])
+            }
+            output.prepare = { placement.finish(&$0) }
+            return output
+        }, placeholder: { [self] reason in
+            counters.count(.skipped)
+            return StageOutput(warning: ElementMessageText("\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))"),
+                               messages: [Self.ttsMessage(id, status: .skipped, provider: "", seconds: 0)])
+        })
+    }
+
+    static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double) -> Structure {
+        Structure("parley/tts", [
+            ("segment-id", .uint64(id)), ("status", .string(status.description)), ("provider", .string(provider)),
+            ("audio-seconds", .double(seconds)),
+        ])
+    }
+
+    static func latencyMessage(_ utterance: Utterance, meta: SpeechMeta) -> Structure {
+        let firstAudio = meta.stamps[.firstAudioOut] ?? MonotonicClock.nanoseconds()
+        var fields: [(String, PropertyValue)] = [
+            ("segment-id", .uint64(meta.segmentID)), ("stage", .string("tts")),
+            ("time-to-first-audio-ms", .double(Double(firstAudio - utterance.receivedAt) / 1e6)),
+        ]
+        if let speechEnd = meta.stamps[.speechEnd], firstAudio > speechEnd {
+            fields.append(("voice-to-voice-ms", .double(Double(firstAudio - speechEnd) / 1e6)))
+        }
+        return Structure("parley/latency", fields)
+    }
+}

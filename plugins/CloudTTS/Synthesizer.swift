@@ -1,0 +1,135 @@
+import EspeakEngine
+import Foundation
+import ParleyCore
+
+/// One text to speak.
+struct SynthesisRequest: Sendable {
+    var text: String
+    var language: String
+    var voice: String
+    var model: String
+    var speed: Double
+    var instructions: String
+}
+
+struct SynthesisFailure: Error, Sendable {
+    var error: ProviderError
+    var attempts: Int
+    /// Audio had already left when the stream broke: it is not replayed.
+    var afterAudio: Bool
+}
+
+/// A speech provider behind `cloudtts`: audio (S16LE mono at `rate`)
+/// handed over chunk by chunk as it arrives; `onAudio` returns false to stop.
+protocol SpeechSynthesizer: Sendable {
+    var name: String { get }
+    var rate: Int { get }
+    func synthesize(_ request: SynthesisRequest,
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int
+}
+
+/// espeak-ng in this process (the engine espeaktts uses), voice by language.
+struct LocalSynthesizer: SpeechSynthesizer {
+    var name: String { "local (espeak-ng)" }
+    var rate: Int { EspeakEngine.shared.sampleRate }
+
+    func synthesize(_ request: SynthesisRequest,
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+        var parameters = SpeechParameters(voice: request.voice, rate: min(450, max(80, Int((175 * request.speed).rounded()))),
+                                          pitch: 50, volume: 100, wordGap: 0, ssml: false)
+        if !request.language.isEmpty { parameters.language = request.language }
+        let chosen = parameters
+        let result: Result<Void, EspeakError> = await withCheckedContinuation { continuation in
+            // espeak-ng blocks under its global lock: off Swift's pool.
+            Thread {
+                continuation.resume(returning: Result { () throws(EspeakError) in
+                    try EspeakEngine.shared.synthesize(request.text, parameters: chosen) { samples, _ in
+                        samples.isEmpty ? true : onAudio(Array(samples))
+                    }
+                })
+            }.start()
+        }
+        if case .failure(let error) = result {
+            throw SynthesisFailure(error: .engine(error.description), attempts: 1, afterAudio: false)
+        }
+        return 1
+    }
+}
+
+/// `POST {base}/audio/speech` with `response_format=pcm` (24 kHz S16LE),
+/// read as a stream, as OpenAI and `parley serve` take it. Retries (429 after
+/// the server's delay, 5xx, resets) only while no audio has left.
+struct OpenAISpeechSynthesizer: SpeechSynthesizer {
+    var provider: String
+    var baseURL: String
+    var apiKey: String
+    var client: HTTPClient
+    var policy: RetryPolicy
+    var timeout: Duration
+    var keyVariable: String
+    /// Whether to send the request's language (an extension `parley serve` reads; OpenAI's voices need none).
+    var sendsLanguage: Bool
+
+    var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
+    var name: String { "\(provider) (\(host))" }
+    var rate: Int { 24_000 }
+
+    func synthesize(_ request: SynthesisRequest,
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+        var body: [String: Any] = ["model": request.model, "voice": request.voice, "input": request.text,
+                                   "response_format": "pcm", "speed": request.speed]
+        if !request.instructions.isEmpty { body["instructions"] = request.instructions }
+        if sendsLanguage && !request.language.isEmpty { body["language"] = request.language }
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
+        if !apiKey.isEmpty { headers.append(("Authorization", "Bearer \(apiKey)")) }
+        let root = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        var http = HTTPRequest(method: "POST", url: root + "/audio/speech", headers: headers,
+                               body: try? JSONSerialization.data(withJSONObject: body))
+        http.timeout = timeout
+        let pcm = PCMStream(onAudio: onAudio)
+        var attempt = 1
+        while true {
+            let error: ProviderError
+            do {
+                let response = try await client.send(http) { pcm.feed($0) }
+                if (200..<300).contains(response.status) { return attempt }
+                error = ProviderError.from(status: response.status, headers: response.headers, body: response.body)
+            } catch let failure {
+                error = failure
+            }
+            let scrubbed = ProviderError.scrubbed(error, key: apiKey)
+            // The listener already heard the start: a new attempt would repeat it.
+            if pcm.emitted { throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: true) }
+            guard let delay = policy.delay(after: error, attempt: attempt) else {
+                throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: false)
+            }
+            do { try await Task.sleep(for: delay) } catch {
+                throw SynthesisFailure(error: .cancelled, attempts: attempt, afterAudio: false)
+            }
+            attempt += 1
+        }
+    }
+}
+
+/// Turns bytes as they arrive into whole 16-bit samples (a chunk may end
+/// inside one).
+final class PCMStream: @unchecked Sendable {
+    // @unchecked: fed by libcurl's one thread, read after the transfer.
+    private let onAudio: @Sendable ([Int16]) -> Bool
+    private var carry: UInt8?
+    private(set) var emitted = false
+    private var stopped = false
+
+    init(onAudio: @escaping @Sendable ([Int16]) -> Bool) { self.onAudio = onAudio }
+
+    func feed(_ data: Data) {
+        guard !stopped, !data.isEmpty else { return }
+        var bytes = [UInt8](data)
+        if let carry { bytes.insert(carry, at: 0) }
+        carry = bytes.count % 2 == 1 ? bytes.removeLast() : nil
+        guard !bytes.isEmpty else { return }
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Int16(littleEndian: $0) }
+        emitted = true
+        if !onAudio(samples) { stopped = true }
+    }
+}
