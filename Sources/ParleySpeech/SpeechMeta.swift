@@ -77,3 +77,20 @@ extension Buffer {
         }
     }
 }
+
+extension SpeechMeta {
+    /// The `parley/latency` message of a text-to-speech stage once its first
+    /// audio left: time to first audio from when the text arrived, and voice
+    /// to voice from when the VAD decided the speech had ended.
+    public func ttsLatencyMessage(textArrivedAt: UInt64) -> Structure {
+        let firstAudio = stamps[.firstAudioOut] ?? MonotonicClock.nanoseconds()
+        var fields: [(String, PropertyValue)] = [
+            ("segment-id", .uint64(segmentID)), ("stage", .string("tts")),
+            ("time-to-first-audio-ms", .double(Double(firstAudio - textArrivedAt) / 1e6)),
+        ]
+        if let speechEnd = stamps[.speechEnd], firstAudio > speechEnd {
+            fields.append(("voice-to-voice-ms", .double(Double(firstAudio - speechEnd) / 1e6)))
+        }
+        return Structure("parley/latency", fields)
+    }
+}

@@ -106,7 +106,7 @@ extension CloudTTSElement {
                         buffer.setSpeechMeta(state.meta)
                         return (buffer, first, state.meta)
                     }
-                    var output = StageOutput(buffers: [buffer], messages: first ? [Self.latencyMessage(utterance, meta: meta)] : [],
+                    var output = StageOutput(buffers: [buffer], messages: first ? [meta.ttsLatencyMessage(textArrivedAt: utterance.receivedAt)] : [],
                                              stillWanted: stillCurrent)
                     output.prepare = { placement.place(&$0) }
                     emit(output)
@@ -146,15 +146,4 @@ extension CloudTTSElement {
         ])
     }
 
-    static func latencyMessage(_ utterance: Utterance, meta: SpeechMeta) -> Structure {
-        let firstAudio = meta.stamps[.firstAudioOut] ?? MonotonicClock.nanoseconds()
-        var fields: [(String, PropertyValue)] = [
-            ("segment-id", .uint64(meta.segmentID)), ("stage", .string("tts")),
-            ("time-to-first-audio-ms", .double(Double(firstAudio - utterance.receivedAt) / 1e6)),
-        ]
-        if let speechEnd = meta.stamps[.speechEnd], firstAudio > speechEnd {
-            fields.append(("voice-to-voice-ms", .double(Double(firstAudio - speechEnd) / 1e6)))
-        }
-        return Structure("parley/latency", fields)
-    }
 }

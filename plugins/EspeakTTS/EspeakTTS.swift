@@ -215,7 +215,7 @@ public final class EspeakTTSElement: AsyncTransform {
                     buffer.duration = start + pushedSamples * Gst.second / rate - buffer.pts
                     if pushedSamples == UInt64(samples.count) {
                         meta.stamp(.firstAudioOut)
-                        messages.append(Self.latencyMessage(utterance, meta: meta))
+                        messages.append(meta.ttsLatencyMessage(textArrivedAt: utterance.receivedAt))
                     }
                     buffer.setSpeechMeta(meta)
                     emit(StageOutput(buffers: [buffer], messages: messages, stillWanted: stillCurrent))
@@ -250,15 +250,4 @@ public final class EspeakTTSElement: AsyncTransform {
         }
     }
 
-    private static func latencyMessage(_ utterance: Utterance, meta: SpeechMeta) -> Structure {
-        let firstAudio = meta.stamps[.firstAudioOut] ?? MonotonicClock.nanoseconds()
-        var fields: [(String, PropertyValue)] = [
-            ("segment-id", .uint64(meta.segmentID)), ("stage", .string("tts")),
-            ("time-to-first-audio-ms", .double(Double(firstAudio - utterance.receivedAt) / 1e6)),
-        ]
-        if let speechEnd = meta.stamps[.speechEnd], firstAudio > speechEnd {
-            fields.append(("voice-to-voice-ms", .double(Double(firstAudio - speechEnd) / 1e6)))
-        }
-        return Structure("parley/latency", fields)
-    }
 }
