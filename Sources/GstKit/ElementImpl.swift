@@ -155,6 +155,17 @@ extension ElementDriver {
         }
     }
 
+    /// The element's `start()`, its error posted: what base sinks and sources call on their start.
+    public func startImplementation() -> Bool {
+        do throws(ElementMessageText) {
+            try implementation.start()
+            return true
+        } catch {
+            element.postError(error)
+            return false
+        }
+    }
+
     public func changeState(_ change: StateChange, after: Bool) -> Bool { lifeCycle(change, after: after) }
     public func chain(pad: Pad, buffer: Buffer) -> FlowResult { .failure(.notSupported) }
     public func event(pad: Pad, event: Event) -> Bool { pad.forwardDefault(event, parent: element) }

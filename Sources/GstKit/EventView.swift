@@ -38,5 +38,4 @@ extension Event {
     }
 
     public var isEOS: Bool { type == GST_EVENT_EOS }
-    public var isStreamStart: Bool { type == GST_EVENT_STREAM_START }
 }

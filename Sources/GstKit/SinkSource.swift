@@ -25,9 +25,7 @@ final class SinkDriver<S: Sink>: ElementDriver {
     func changeState(_ change: StateChange, after: Bool) -> Bool {
         lifeCycle(change, after: after, includingStartStop: false)
     }
-    func baseStart() -> Bool {
-        do throws(ElementMessageText) { try sink.start(); return true } catch { element.postError(error); return false }
-    }
+    func baseStart() -> Bool { startImplementation() }
     func baseStop() -> Bool { sink.stop(); return true }
     func render(_ buffer: Buffer) -> FlowResult {
         do throws(FlowError) { try sink.render(buffer); return .ok } catch { return .failure(error) }
@@ -61,9 +59,7 @@ final class SourceDriver<S: Source>: ElementDriver {
     func changeState(_ change: StateChange, after: Bool) -> Bool {
         lifeCycle(change, after: after, includingStartStop: false)
     }
-    func baseStart() -> Bool {
-        do throws(ElementMessageText) { try source.start(); return true } catch { element.postError(error); return false }
-    }
+    func baseStart() -> Bool { startImplementation() }
     func baseStop() -> Bool { source.stop(); return true }
     func create() -> Result<Buffer, FlowError> {
         do throws(FlowError) { return .success(try source.create()) } catch { return .failure(error) }

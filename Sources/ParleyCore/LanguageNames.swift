@@ -8,6 +8,11 @@ public enum LanguageNames {
     ]
     static let byName = Dictionary(uniqueKeysWithValues: byCode.map { ($0.value, $0.key) })
 
+    /// The primary language subtag of a BCP-47 tag: "en-US" → "en", "zh-Hans" → "zh".
+    public static func primary(_ tag: String) -> String {
+        String(tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
+    }
+
     /// Every language name known ("english", "spanish", ...).
     public static var allNames: [String] { Array(byName.keys) }
 

@@ -37,5 +37,8 @@ import Testing
         #expect(throws: PropertyValueProblem.noSuchProperty) { try source.setProperty("no-such", fromString: "1") }
         #expect(throws: PropertyValueProblem.notParseable(typeName: "gint")) { try source.setProperty("num-buffers", fromString: "many") }
         #expect(source.paramInfo("wave")?.range != nil)
+        try source.setProperty("num-buffers", .int(9))
+        #expect(source.property("num-buffers") == .int(9))
+        #expect(throws: PropertyValueProblem.outOfRange) { try source.setProperty("num-buffers", .int(-5)) }
     }
 }

@@ -42,16 +42,11 @@ public final class ApertiumTranslator: @unchecked Sendable {
     /// The pair's mode name ("eng-spa") for two BCP-47 tags ("en-US", "es"),
     /// among `installed` modes; nil when none fits.
     public static func mode(from source: String, to target: String, installed: [String]) -> String? {
-        let a = primary(source), b = primary(target)
+        let a = LanguageNames.primary(source), b = LanguageNames.primary(target)
         let candidates = [
             "\(threeLetter[a] ?? a)-\(threeLetter[b] ?? b)", "\(a)-\(b)",
         ]
         return candidates.first { installed.contains($0) }
-    }
-
-    /// "en-US" → "en", "zh-Hans" → "zh".
-    public static func primary(_ tag: String) -> String {
-        String(tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
     }
 
     /// Modes installed, by name ("eng-spa", "spa-eng", ...).

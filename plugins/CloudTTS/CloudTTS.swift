@@ -47,7 +47,7 @@ public final class CloudTTSElement: AsyncTransform {
     public static let DEFAULT_VOICE = ""
     public static let DEFAULT_SPEED = 1.0
     public static let DEFAULT_INSTRUCTIONS = ""
-    public static let DEFAULT_OVERLAP = TTSOverlap.queue
+    public static let DEFAULT_OVERLAP = SpeechOverlap.queue
     public static let DEFAULT_TIMEOUT_MS = 30_000
     public static let DEFAULT_MAX_RETRIES = 2
     public static let DEFAULT_API_KEY_ENV = ""
@@ -78,7 +78,7 @@ public final class CloudTTSElement: AsyncTransform {
         PropertySpec("instructions", nick: "Instructions", blurb: "How to speak (gpt-4o-mini-tts), e.g. \"calm and clear\"",
                      .string(default: DEFAULT_INSTRUCTIONS)),
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
-                     .enumeration(typeName: "GstParleyCloudTTSOverlap", values: TTSOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
+                     .enumeration(typeName: "GstParleyCloudSpeechOverlap", values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
         PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset before any audio arrived",
@@ -165,7 +165,7 @@ public final class CloudTTSElement: AsyncTransform {
             case "voice": settings.voice = value.string ?? ""
             case "speed": settings.speed = value.double
             case "instructions": settings.instructions = value.string ?? ""
-            case "overlap": settings.overlap = TTSOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
+            case "overlap": settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
             case "timeout-ms": settings.timeoutMs = value.int
             case "max-retries": settings.maxRetries = value.int
             case "api-key-env": settings.apiKeyEnv = value.string ?? ""
@@ -187,21 +187,18 @@ public final class CloudTTSElement: AsyncTransform {
             }
             made = LocalSynthesizer()
         case .openai, .compatible:
-            let baseURL = current.baseURL.isEmpty ? (current.provider == .openai ? "https://api.openai.com/v1" : "") : current.baseURL
-            guard let scheme = URLComponents(string: baseURL)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw .settings(baseURL.isEmpty ? "provider=compatible needs base-url, e.g. base-url=http://127.0.0.1:8080/v1"
-                                                : "base-url must be an http or https URL, not \"\(baseURL)\"", debug: "property base-url")
+            do {
+                let service = try RemoteService.make(
+                    provider: current.provider.nick, baseURL: current.baseURL,
+                    defaultBaseURL: { _ in current.provider == .openai ? "https://api.openai.com/v1" : "" },
+                    keyVariable: current.apiKeyEnv.isEmpty ? "OPENAI_API_KEY" : current.apiKeyEnv,
+                    keyRequired: current.provider == .openai, maxRetries: current.maxRetries, timeoutMs: current.timeoutMs,
+                    environment: ProcessInfo.processInfo.environment)
+                made = OpenAISpeechSynthesizer(provider: current.provider.nick, service: service,
+                                               sendsLanguage: current.provider == .compatible)
+            } catch {
+                throw .settings(error.description, debug: "property provider")
             }
-            let variable = current.apiKeyEnv.isEmpty ? "OPENAI_API_KEY" : current.apiKeyEnv
-            let key = ProcessInfo.processInfo.environment[variable] ?? ""
-            if key.isEmpty && current.provider == .openai {
-                throw .settings("\(variable) is not set: export your OpenAI API key in it, or use provider=local", debug: "property provider")
-            }
-            var policy = RetryPolicy(maxAttempts: current.maxRetries + 1)
-            policy.maxDelay = .milliseconds(Int64(current.timeoutMs))
-            made = OpenAISpeechSynthesizer(provider: current.provider.nick, baseURL: baseURL, apiKey: key, client: HTTPClient(),
-                                           policy: policy, timeout: .milliseconds(Int64(current.timeoutMs)),
-                                           keyVariable: variable, sendsLanguage: current.provider == .compatible)
         }
         synthesizer.withLock { $0 = made }
         element.postInfo(ElementMessageText("provider \(made.name) at \(made.rate) Hz"))
@@ -224,8 +221,8 @@ public final class CloudTTSElement: AsyncTransform {
         let current = settings.withLock { $0 }
         let myGeneration = current.overlap == .interrupt
             ? generation.add(1, ordering: .relaxed).newValue : generation.load(ordering: .relaxed)
-        let text = String(decoding: buffer.withBytes { Array($0) }, as: UTF8.self)
-        return [work(Utterance(text: text, validUTF8: buffer.withBytes { String(validating: Array($0), as: UTF8.self) != nil },
+        let text = String(validating: buffer.withBytes { Array($0) }, as: UTF8.self)
+        return [work(Utterance(text: text,
                                pts: buffer.pts, meta: meta, settings: current, receivedAt: MonotonicClock.nanoseconds(),
                                generation: myGeneration))]
     }
@@ -247,11 +244,3 @@ public final class CloudTTSElement: AsyncTransform {
     }
 }
 
-/// What a new result does to speech in progress (`overlap`).
-public enum TTSOverlap: Int, Sendable {
-    case queue = 0, interrupt = 1
-    static let values = [
-        EnumValue(queue.rawValue, "queue", "Speak it after the current speech"),
-        EnumValue(interrupt.rawValue, "interrupt", "Cut the current speech and drop queued audio (barge-in)"),
-    ]
-}

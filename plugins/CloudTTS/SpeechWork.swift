@@ -49,8 +49,8 @@ final class Placement: @unchecked Sendable {
 }
 
 struct Utterance: Sendable {
-    var text: String
-    var validUTF8: Bool
+    /// nil when the bytes were not UTF-8.
+    var text: String?
     var pts: UInt64
     var meta: SpeechMeta
     var settings: CloudTTSElement.Settings
@@ -66,14 +66,14 @@ extension CloudTTSElement {
         let id = utterance.meta.segmentID
         return StageWork(progressive: { [self] emit in
             let stillCurrent: @Sendable () -> Bool = { [self] in generation.load(ordering: .relaxed) <= utterance.generation }
-            let text = utterance.text.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = (utterance.text ?? "").replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
             func result(_ status: SpeechStatus, _ warning: String?) -> StageOutput {
                 counters.count(status)
                 return StageOutput(warning: warning.map { ElementMessageText("\(name): segment \(id): \($0)") },
                                    messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
             }
             guard stillCurrent() else { return result(.skipped, nil) }
-            guard utterance.validUTF8 else { return result(.failed, "the text is not valid UTF-8: not spoken") }
+            guard utterance.text != nil else { return result(.failed, "the text is not valid UTF-8: not spoken") }
             guard !text.isEmpty else { return result(.skipped, "the text is empty: nothing to speak") }
             guard text.count <= Self.maxInput else {
                 return result(.failed, "the text is \(text.count) characters, over the \(Self.maxInput)-character limit: not spoken")

@@ -61,17 +61,11 @@ struct LocalSynthesizer: SpeechSynthesizer {
 /// the server's delay, 5xx, resets) only while no audio has left.
 struct OpenAISpeechSynthesizer: SpeechSynthesizer {
     var provider: String
-    var baseURL: String
-    var apiKey: String
-    var client: HTTPClient
-    var policy: RetryPolicy
-    var timeout: Duration
-    var keyVariable: String
+    var service: RemoteService
     /// Whether to send the request's language (an extension `parley serve` reads; OpenAI's voices need none).
     var sendsLanguage: Bool
 
-    var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
-    var name: String { "\(provider) (\(host))" }
+    var name: String { "\(provider) (\(service.host))" }
     var rate: Int { 24_000 }
 
     func synthesize(_ request: SynthesisRequest,
@@ -81,26 +75,25 @@ struct OpenAISpeechSynthesizer: SpeechSynthesizer {
         if !request.instructions.isEmpty { body["instructions"] = request.instructions }
         if sendsLanguage && !request.language.isEmpty { body["language"] = request.language }
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
-        if !apiKey.isEmpty { headers.append(("Authorization", "Bearer \(apiKey)")) }
-        let root = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        var http = HTTPRequest(method: "POST", url: root + "/audio/speech", headers: headers,
+        if !service.apiKey.isEmpty { headers.append(("Authorization", "Bearer \(service.apiKey)")) }
+        var http = HTTPRequest(method: "POST", url: service.root + "/audio/speech", headers: headers,
                                body: try? JSONSerialization.data(withJSONObject: body))
-        http.timeout = timeout
+        http.timeout = service.timeout
         let pcm = PCMStream(onAudio: onAudio)
         var attempt = 1
         while true {
             let error: ProviderError
             do {
-                let response = try await client.send(http) { pcm.feed($0) }
+                let response = try await service.sender.client.send(http) { pcm.feed($0) }
                 if (200..<300).contains(response.status) { return attempt }
                 error = ProviderError.from(status: response.status, headers: response.headers, body: response.body)
             } catch let failure {
                 error = failure
             }
-            let scrubbed = ProviderError.scrubbed(error, key: apiKey)
+            let scrubbed = ProviderError.scrubbed(error, key: service.apiKey)
             // The listener already heard the start: a new attempt would repeat it.
             if pcm.emitted { throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: true) }
-            guard let delay = policy.delay(after: error, attempt: attempt) else {
+            guard let delay = service.sender.policy.delay(after: error, attempt: attempt) else {
                 throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: false)
             }
             do { try await Task.sleep(for: delay) } catch {

@@ -24,19 +24,9 @@ import ParleyCore
 import ParleySpeech
 import Synchronization
 
-public enum OverlapPolicy: Int, Sendable {
-    case queue = 0
-    case interrupt = 1
-
-    static let values = [
-        EnumValue(queue.rawValue, "queue", "Speak it after the current speech"),
-        EnumValue(interrupt.rawValue, "interrupt", "Cut the current speech and speak it now (barge-in)"),
-    ]
-}
-
 public final class EspeakTTSElement: AsyncTransform {
     // Voice, rate, pitch, volume, gap and ssml: see EspeakSettings' DEFAULT_*.
-    public static let DEFAULT_OVERLAP = OverlapPolicy.queue
+    public static let DEFAULT_OVERLAP = SpeechOverlap.queue
     /// Results waiting to be spoken before the streaming thread waits.
     static let maxWaitingResults = 32
 
@@ -51,7 +41,7 @@ public final class EspeakTTSElement: AsyncTransform {
 
     public static let properties = EspeakSettings.specs + [
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
-                     .enumeration(typeName: "GstParleyTTSOverlap", values: OverlapPolicy.values, default: DEFAULT_OVERLAP.rawValue)),
+                     .enumeration(typeName: SpeechOverlap.typeName, values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
         PropertySpec("utterances", nick: "Utterances", blurb: "Results spoken since the element started",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ]
@@ -103,7 +93,7 @@ public final class EspeakTTSElement: AsyncTransform {
 
     public func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
-            if name == "overlap" { settings.overlap = OverlapPolicy(rawValue: value.int) ?? Self.DEFAULT_OVERLAP }
+            if name == "overlap" { settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP }
             else { settings.speech.set(name, value) }
         }
     }

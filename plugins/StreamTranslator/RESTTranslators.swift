@@ -30,7 +30,7 @@ struct RESTTranslator: RemoteTranslator {
     func translate(_ request: TranslationRequest,
                    onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
         let root = service.root
-        let primary = { (tag: String) in ApertiumPrimary.primary(tag) }
+        let primary = LanguageNames.primary
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
         let url: String
         let body: [String: Any]
@@ -77,7 +77,7 @@ struct RESTTranslator: RemoteTranslator {
         switch tag.lowercased() {
         case "zh-hans", "zh-cn", "zh": "zh-CN"
         case "zh-hant", "zh-tw": "zh-TW"
-        default: ApertiumPrimary.primary(tag)
+        default: LanguageNames.primary(tag)
         }
     }
 

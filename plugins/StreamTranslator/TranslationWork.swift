@@ -32,8 +32,8 @@ extension StreamTranslatorElement {
             if keyRejected.isSet { return result("", .failed, "not sent: the provider rejected the API key") }
 
             let prompt = (current.systemPrompt.isEmpty ? current.mode.defaultPrompt : current.systemPrompt)
-                .replacingOccurrences(of: "{source}", with: LanguageNames.name(ApertiumPrimary.primary(source)).capitalized)
-                .replacingOccurrences(of: "{target}", with: LanguageNames.name(ApertiumPrimary.primary(current.targetLanguage)).capitalized)
+                .replacingOccurrences(of: "{source}", with: LanguageNames.name(LanguageNames.primary(source)).capitalized)
+                .replacingOccurrences(of: "{target}", with: LanguageNames.name(LanguageNames.primary(current.targetLanguage)).capitalized)
             let model = current.model.isEmpty ? TranslatorProvider.defaultModel : current.model
             let key = TranslationCache.Key(provider: current.provider == .local ? "local" : "\(current.provider.nick) \(current.baseURL)",
                                            model: current.provider == .local ? "" : model,
@@ -224,8 +224,3 @@ final class SentenceEmitter: @unchecked Sendable {
     }
 }
 
-enum ApertiumPrimary {
-    static func primary(_ tag: String) -> String {
-        String(tag.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
-    }
-}

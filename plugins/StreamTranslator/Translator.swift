@@ -48,21 +48,6 @@ protocol TextTranslator: Sendable {
     func shutdown()
 }
 
-/// Where a network provider is and how it is reached: the same for chat
-/// completions and the machine-translation APIs.
-struct RemoteService: Sendable {
-    var baseURL: String
-    var apiKey: String
-    var sender: RetryingSender
-    var timeout: Duration
-    /// The variable the key came from, named in errors (never the key).
-    var keyVariable: String
-
-    var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
-    /// The base URL without a trailing slash, to append paths to.
-    var root: String { baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
-}
-
 /// A provider reached over the network.
 protocol RemoteTranslator: TextTranslator {
     var service: RemoteService { get }

@@ -39,7 +39,6 @@ public enum TranslatorProvider: Int, Sendable, CaseIterable {
     var needsKey: Bool { self == .openai || self == .deepl || self == .google }
     static let defaultModel = "gpt-4o-mini"
 
-    struct SetupError: Error, CustomStringConvertible { var description: String }
 
     /// Builds the provider at NULL→READY; what is missing is said here.
     func makeTranslator(_ settings: StreamTranslatorElement.Settings, sourceLanguage: String,
@@ -52,23 +51,11 @@ public enum TranslatorProvider: Int, Sendable, CaseIterable {
             }
             return ApertiumTextTranslator(engine: try ApertiumTranslator(mode: mode, timeoutMs: settings.timeoutMs))
         case .openai, .compatible, .deepl, .google, .libretranslate:
-            let variable = settings.apiKeyEnv.isEmpty ? defaultKeyVariable : settings.apiKeyEnv
-            let key = environment[variable] ?? ""
-            if key.isEmpty && needsKey {
-                throw SetupError(description: "\(variable) is not set: export your \(nick) API key in it, or use provider=local")
-            }
-            let fallbackURL = self == .deepl ? RESTTranslator.deeplBaseURL(key: key) : defaultBaseURL
-            let baseURL = settings.baseURL.isEmpty ? fallbackURL : settings.baseURL
-            guard !baseURL.isEmpty else {
-                throw SetupError(description: "provider=compatible needs base-url, e.g. base-url=http://127.0.0.1:8080/v1")
-            }
-            guard let scheme = URLComponents(string: baseURL)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw SetupError(description: "base-url must be an http or https URL, not \"\(baseURL)\"")
-            }
-            var policy = RetryPolicy(maxAttempts: settings.maxRetries + 1)
-            policy.maxDelay = .milliseconds(Int64(settings.timeoutMs))
-            let service = RemoteService(baseURL: baseURL, apiKey: key, sender: RetryingSender(client: HTTPClient(), policy: policy),
-                                        timeout: .milliseconds(Int64(settings.timeoutMs)), keyVariable: variable)
+            let service = try RemoteService.make(
+                provider: nick, baseURL: settings.baseURL,
+                defaultBaseURL: { self == .deepl ? RESTTranslator.deeplBaseURL(key: $0) : defaultBaseURL },
+                keyVariable: settings.apiKeyEnv.isEmpty ? defaultKeyVariable : settings.apiKeyEnv, keyRequired: needsKey,
+                maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment)
             switch self {
             case .deepl: return RESTTranslator(vendor: .deepl, service: service)
             case .google: return RESTTranslator(vendor: .google, service: service)

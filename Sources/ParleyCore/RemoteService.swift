@@ -1,0 +1,54 @@
+import Foundation
+
+/// Where a network provider is and how it is reached: base URL, key (and
+/// the variable it came from, named in errors, never the key itself),
+/// retrying sender and timeout. Shared by the translator's and the speech
+/// element's providers.
+public struct RemoteService: Sendable {
+    public var baseURL: String
+    public var apiKey: String
+    public var sender: RetryingSender
+    public var timeout: Duration
+    public var keyVariable: String
+
+    public init(baseURL: String, apiKey: String, sender: RetryingSender, timeout: Duration, keyVariable: String) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey
+        self.sender = sender
+        self.timeout = timeout
+        self.keyVariable = keyVariable
+    }
+
+    public var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
+    /// The base URL without a trailing slash, to append paths to.
+    public var root: String { baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
+
+    /// What is missing, said at NULL→READY rather than mid-stream.
+    public struct SetupError: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Builds a provider's service from its element's settings: the key from
+    /// `keyVariable` in `environment` (required when `keyRequired`), the base
+    /// URL from the property or else `defaultBaseURL(key)`, http or https only,
+    /// retries up to `maxRetries` with delays bounded by the timeout.
+    public static func make(provider: String, baseURL: String, defaultBaseURL: (_ key: String) -> String,
+                            keyVariable: String, keyRequired: Bool, maxRetries: Int, timeoutMs: Int,
+                            environment: [String: String]) throws(SetupError) -> RemoteService {
+        let key = environment[keyVariable] ?? ""
+        if key.isEmpty && keyRequired {
+            throw SetupError(description: "\(keyVariable) is not set: export your \(provider) API key in it, or use provider=local")
+        }
+        let url = baseURL.isEmpty ? defaultBaseURL(key) : baseURL
+        guard !url.isEmpty else {
+            throw SetupError(description: "provider=\(provider) needs base-url, e.g. base-url=http://127.0.0.1:8080/v1")
+        }
+        guard let scheme = URLComponents(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw SetupError(description: "base-url must be an http or https URL, not \"\(url)\"")
+        }
+        var policy = RetryPolicy(maxAttempts: maxRetries + 1)
+        policy.maxDelay = .milliseconds(Int64(timeoutMs))
+        return RemoteService(baseURL: url, apiKey: key, sender: RetryingSender(client: HTTPClient(), policy: policy),
+                             timeout: .milliseconds(Int64(timeoutMs)), keyVariable: keyVariable)
+    }
+}
