@@ -14,6 +14,9 @@ public struct HTTPRequest: Sendable {
     public var timeout: Duration = .seconds(30)
     /// Abort when fewer than 1 byte per second flows for this long.
     public var stallTimeout: Duration = .seconds(15)
+    /// A provider is untrusted: a response body over this many bytes is
+    /// cut off and the request fails (`ProviderError.decoding`).
+    public var maxResponseBytes = 64 << 20
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: Data? = nil) {
         self.method = method
@@ -76,6 +79,7 @@ private final class Transfer: @unchecked Sendable {
     var bodyCopy: UnsafeMutableRawPointer?
     var received = Data()
     var headers: [String: String] = [:]
+    var tooLarge = false
     let cancelled = Atomic<Bool>(false)
 
     init(request: HTTPRequest, onChunk: (@Sendable (Data) -> Void)?) {
@@ -195,6 +199,10 @@ private final class Engine: @unchecked Sendable {
         parley_curl_set_callback(easy, CURLOPT_WRITEFUNCTION, { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let chunk = Data(bytes: data!, count: size * count)
+            guard transfer.received.count + chunk.count <= transfer.request.maxResponseBytes else {
+                transfer.tooLarge = true
+                return 0  // libcurl ends the transfer with CURLE_WRITE_ERROR
+            }
             transfer.received.append(chunk)
             // Only a successful answer streams: an error body (a 503 before a
             // retry) is no part of the stream the caller is parsing.
@@ -231,6 +239,8 @@ private final class Engine: @unchecked Sendable {
                 newConnections: parley_curl_info_long(easy, CURLINFO_NUM_CONNECTS),
                 timeToFirstByte: Double(parley_curl_info_offset(easy, CURLINFO_STARTTRANSFER_TIME_T)) / 1e6,
                 totalTime: Double(parley_curl_info_offset(easy, CURLINFO_TOTAL_TIME_T)) / 1e6))
+        case _ where transfer.tooLarge:
+            result = .failure(.decoding("the answer from \(Self.host(transfer.request.url)) is over \(transfer.request.maxResponseBytes) bytes: cut off"))
         case CURLE_OPERATION_TIMEDOUT:
             result = .failure(.timeout("no complete answer from \(Self.host(transfer.request.url)) within the time allowed"))
         default:

@@ -79,21 +79,27 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private struct Envelope: Decodable {
-        struct Detail: Decodable {
-            var message: String?
-            var type: String?
-            var code: String?
-        }
-        var error: Detail
-    }
-
+    /// Error bodies as providers write them: OpenAI's and Google's
+    /// `{"error": {"message", "code"}}` (code a string or a number),
+    /// ElevenLabs' `{"detail": {"status", "message"}}` or `{"detail": "..."}`.
     static func errorMessage(_ body: Data) -> String? {
-        if let envelope = try? JSONDecoder().decode(Envelope.self, from: body), let message = envelope.error.message {
-            return [message, envelope.error.code.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
+            if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
+                let code = error["code"] as? String ?? (error["code"] as? Int).map(String.init) ?? error["status"] as? String
+                return bounded([message, code.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))
+            }
+            if let detail = object["detail"] as? [String: Any], let message = detail["message"] as? String {
+                return bounded([message, (detail["status"] as? String).map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))
+            }
+            if let detail = object["detail"] as? String { return bounded(detail) }
         }
         let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
+    }
+
+    /// A provider's words are untrusted: at most 300 characters, one line.
+    private static func bounded(_ text: String) -> String {
+        String(text.prefix(300)).replacingOccurrences(of: "\n", with: " ")
     }
 }
 

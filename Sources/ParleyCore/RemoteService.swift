@@ -19,7 +19,11 @@ public struct RemoteService: Sendable {
         self.keyVariable = keyVariable
     }
 
-    public var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
+    /// Host (and port, when the URL gives one): what messages name the server by.
+    public var host: String {
+        guard let components = URLComponents(string: baseURL), let host = components.host else { return baseURL }
+        return components.port.map { "\(host):\($0)" } ?? host
+    }
     /// The base URL without a trailing slash, to append paths to.
     public var root: String { baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
 

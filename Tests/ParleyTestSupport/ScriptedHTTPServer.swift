@@ -11,6 +11,8 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         case respond(status: Int, headers: [String: String] = [:], body: String = "", delayMs: Int = 0)
         /// Chunked body, each piece after its delay.
         case stream(pieces: [(String, Int)])
+        /// A chunked 200 body of raw bytes (audio), each piece after its delay.
+        case bytes(pieces: [(Data, Int)], contentType: String)
         /// Close the connection with a TCP reset instead of answering.
         case reset
         /// A chunked 200 event stream that breaks with a TCP reset after its pieces.
@@ -56,6 +58,23 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     }
 
     public var url: String { "http://127.0.0.1:\(port)" }
+
+    /// The URL of a loopback port nothing listens on: a provider that is down.
+    public static func closedURL() -> String {
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(probe, $0, length)
+                _ = getsockname(probe, $0, &length)
+            }
+        }
+        return "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+    }
     public var requests: [Request] { lock.withLock { received } }
     public var connectionsAccepted: Int { lock.withLock { accepted } }
 
@@ -110,6 +129,14 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
                     guard write(connection, String(piece.utf8.count, radix: 16) + "\r\n" + piece + "\r\n") else { return }
                 }
                 guard write(connection, "0\r\n\r\n") else { return }
+            case .bytes(let pieces, let contentType):
+                guard write(connection, "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nTransfer-Encoding: chunked\r\n\r\n") else { return }
+                for (piece, delayMs) in pieces {
+                    usleep(useconds_t(delayMs * 1000))
+                    guard write(connection, String(piece.count, radix: 16) + "\r\n"), write(connection, [UInt8](piece)),
+                          write(connection, "\r\n") else { return }
+                }
+                guard write(connection, "0\r\n\r\n") else { return }
             case .streamThenReset(let pieces):
                 guard write(connection, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n") else { return }
                 for (piece, delayMs) in pieces {
@@ -127,8 +154,9 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         }
     }
 
-    private func write(_ connection: Int32, _ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+    private func write(_ connection: Int32, _ text: String) -> Bool { write(connection, Array(text.utf8)) }
+
+    private func write(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

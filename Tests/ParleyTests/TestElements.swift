@@ -231,15 +231,23 @@ final class AudioRecordingSink: Sink {
         var pts: UInt64
         var duration: UInt64
         var segment: UInt64?
+        /// The rate of the caps in force when the buffer arrived.
+        var rate = 0
         var end: UInt64 { pts + duration }
     }
     static let recorded = Mutex<[String: (spans: [Span], samples: [Int16])]>([:])
 
     let element: ElementHandle
+    let rate = Mutex(0)
     init(element: ElementHandle) { self.element = element }
 
+    func sinkEvent(_ event: Event) {
+        if case .caps(let caps) = event.view, let format = AudioFormat(caps: caps) { rate.withLock { $0 = format.rate } }
+    }
+
     func render(_ buffer: Buffer) throws(FlowError) {
-        let span = Span(pts: buffer.pts, duration: buffer.duration, segment: buffer.speechMeta?.segmentID)
+        let span = Span(pts: buffer.pts, duration: buffer.duration, segment: buffer.speechMeta?.segmentID,
+                        rate: rate.withLock { $0 })
         let samples = buffer.int16Samples
         Self.recorded.withLock { all in
             var entry = all[element.name] ?? ([], [])

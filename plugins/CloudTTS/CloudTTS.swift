@@ -17,10 +17,21 @@
 //
 // Providers: `local` (the default) is espeak-ng in this process, its voice
 // following the result's language (22050 Hz); `openai` and `compatible`
-// speak `/v1/audio/speech` with `response_format=pcm` (24 kHz), read as a
-// stream. A stream that breaks after audio left is not replayed: the result
-// ends failed with a warning naming the cause. The output rate is the
-// provider's, in the caps pushed before the first buffer.
+// speak `/v1/audio/speech` with `response_format=pcm` (24 kHz); `elevenlabs`
+// streams `/v1/text-to-speech/{voice}/stream` as PCM at `sample-rate`;
+// `google` answers `text:synthesize` with LINEAR16 at `sample-rate`, in one
+// piece. All but google are read as a stream. A stream that breaks after
+// audio left is not replayed: the result ends failed with a warning naming
+// the cause. The output rate is the provider's, in the caps pushed before
+// the first buffer; when a result comes from a provider with another rate
+// (a fallback), new caps precede its audio.
+//
+// `provider` may name a fallback chain, e.g. `provider=elevenlabs,local`:
+// each result goes to the first provider that may take it, and to the next
+// when its request fails for good before any audio left (see
+// ProviderFallback for the breaker and the `parley/fallback` message).
+// `base-url`, `model`, `voice` and `api-key-env` then take one
+// comma-separated entry per provider, in order.
 import EspeakEngine
 import Foundation
 import GstKit
@@ -28,20 +39,8 @@ import ParleyCore
 import ParleySpeech
 import Synchronization
 
-/// Who speaks (`provider`).
-public enum TTSProvider: Int, Sendable, CaseIterable {
-    case local = 0, openai = 1, compatible = 2
-
-    static let values = [
-        EnumValue(local.rawValue, "local", "espeak-ng in this process, offline"),
-        EnumValue(openai.rawValue, "openai", "OpenAI /v1/audio/speech, streamed PCM (OPENAI_API_KEY)"),
-        EnumValue(compatible.rawValue, "compatible", "Any OpenAI-compatible speech server at base-url (parley serve, ...)"),
-    ]
-    var nick: String { Self.values[rawValue].nick }
-}
-
 public final class CloudTTSElement: AsyncTransform {
-    public static let DEFAULT_PROVIDER = TTSProvider.local
+    public static let DEFAULT_PROVIDER = "local"
     public static let DEFAULT_BASE_URL = ""
     public static let DEFAULT_MODEL = ""
     public static let DEFAULT_VOICE = ""
@@ -51,6 +50,9 @@ public final class CloudTTSElement: AsyncTransform {
     public static let DEFAULT_TIMEOUT_MS = 30_000
     public static let DEFAULT_MAX_RETRIES = 2
     public static let DEFAULT_API_KEY_ENV = ""
+    /// 0: the provider's own rate.
+    public static let DEFAULT_SAMPLE_RATE = 0
+    public static let DEFAULT_GENDER = VoiceGender.unspecified
     /// The next result's audio is fetched while the current one plays.
     public static let DEFAULT_MAX_IN_FLIGHT = 2
     /// Longer texts are refused per result (OpenAI's own limit).
@@ -59,21 +61,27 @@ public final class CloudTTSElement: AsyncTransform {
     public static let metadata = ElementMetadata(
         factoryName: "cloudtts", typeName: "GstParleyCloudTTS",
         longName: "Text to speech", klass: "Audio/Text/Filter",
-        description: "Speaks each final text result with a speech provider (espeak-ng, OpenAI or a compatible server), streaming audio as it arrives, in segment order",
+        description: "Speaks each final text result with a speech provider (espeak-ng, OpenAI, ElevenLabs, Google or a compatible server, or a fallback chain of them), streaming audio as it arrives, in segment order",
         example: "gst-launch-1.0 fdsrc ! text/x-raw,format=utf8 ! cloudtts ! audioconvert ! wavenc ! filesink location=speech.wav")
     public static let pads = PadTemplates(
         sink: "text/x-raw, format=(string)utf8",
         src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]")
 
     public static let properties = [
-        PropertySpec("provider", nick: "Provider", blurb: "Who speaks",
-                     .enumeration(typeName: "GstParleyTTSProvider", values: TTSProvider.values, default: DEFAULT_PROVIDER.rawValue)),
-        PropertySpec("base-url", nick: "Base URL", blurb: "API base URL; empty = https://api.openai.com/v1 (openai); required for compatible",
+        ProviderFallback.providerSpec(blurb: "Who speaks", values: TTSProvider.values, default: DEFAULT_PROVIDER),
+        PropertySpec("base-url", nick: "Base URL",
+                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api.elevenlabs.io, texttospeech.googleapis.com); required for compatible",
                      .string(default: DEFAULT_BASE_URL)),
-        PropertySpec("model", nick: "Model", blurb: "Speech model; empty = gpt-4o-mini-tts", .string(default: DEFAULT_MODEL)),
+        PropertySpec("model", nick: "Model", blurb: "Speech model; empty = gpt-4o-mini-tts (openai, compatible), eleven_flash_v2_5 (elevenlabs)",
+                     .string(default: DEFAULT_MODEL)),
         PropertySpec("voice", nick: "Voice",
-                     blurb: "Provider's voice (alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse); local: an espeak-ng voice; empty = alloy, or by language",
+                     blurb: "The provider's voice: OpenAI's alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse; an ElevenLabs voice id; a Google voice name (es-ES-Neural2-A); an espeak-ng voice; empty = alloy, ElevenLabs' George, or by language",
                      .string(default: DEFAULT_VOICE)),
+        PropertySpec("sample-rate", nick: "Sample rate",
+                     blurb: "Rate asked of elevenlabs (8000, 16000, 22050, 24000, 44100, 48000) and google (8000-48000); 0 = 24000; local and openai speak at their own",
+                     .int(default: DEFAULT_SAMPLE_RATE, range: 0...48_000)),
+        PropertySpec("gender", nick: "Gender", blurb: "Google's ssmlGender, for choosing a voice when voice is empty",
+                     .enumeration(typeName: "GstParleyVoiceGender", values: VoiceGender.values, default: DEFAULT_GENDER.rawValue)),
         PropertySpec("speed", nick: "Speed", blurb: "Speaking speed, 1 = normal", .double(default: DEFAULT_SPEED, range: 0.25...4)),
         PropertySpec("instructions", nick: "Instructions", blurb: "How to speak (gpt-4o-mini-tts), e.g. \"calm and clear\"",
                      .string(default: DEFAULT_INSTRUCTIONS)),
@@ -83,9 +91,11 @@ public final class CloudTTSElement: AsyncTransform {
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset before any audio arrived",
                      .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
-        PropertySpec("api-key-env", nick: "API key variable", blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY",
+        PropertySpec("api-key-env", nick: "API key variable",
+                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, ELEVENLABS_API_KEY or GOOGLE_API_KEY by provider",
                      .string(default: DEFAULT_API_KEY_ENV)),
-    ] + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
+    ] + ProviderFallback.specs
+      + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
                              failed: "Results the provider could not speak")
       + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
@@ -102,7 +112,16 @@ public final class CloudTTSElement: AsyncTransform {
         var timeoutMs = DEFAULT_TIMEOUT_MS
         var maxRetries = DEFAULT_MAX_RETRIES
         var apiKeyEnv = DEFAULT_API_KEY_ENV
+        var sampleRate = DEFAULT_SAMPLE_RATE
+        var gender = DEFAULT_GENDER
+        var fallback = ProviderFallback.defaults
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
+    }
+
+    /// The chain's usable providers, made at NULL→READY.
+    struct Speakers {
+        var members: [any SpeechSynthesizer]
+        var chain: FallbackChain
     }
 
     /// Streaming state, replaced whole on start and flush.
@@ -110,13 +129,15 @@ public final class CloudTTSElement: AsyncTransform {
         var nextFree: UInt64 = 0
         var received: UInt64 = 0
         var streamLanguage = ""
+        /// The rate of the caps last pushed: a result at another rate pushes new caps first.
+        var pushedRate: Int?
     }
 
     public let element: ElementHandle
     public let stage: AsyncStage
     let settings = Mutex(Settings())
     let timeline = Mutex(Timeline())
-    let synthesizer = Mutex<(any SpeechSynthesizer)?>(nil)
+    let speakers = Mutex<Speakers?>(nil)
     let counters = ResultCounters()
     /// Bumped by a barge-in or a flush: speech of an older generation stops.
     let generation = Atomic<UInt64>(0)
@@ -133,15 +154,16 @@ public final class CloudTTSElement: AsyncTransform {
     }
 
     public var outputCaps: Caps? {
-        let rate = synthesizer.withLock { $0?.rate } ?? EspeakEngine.shared.sampleRate
+        let rate = timeline.withLock { $0.pushedRate } ?? speakers.withLock { $0?.members.first?.rate } ?? EspeakEngine.shared.sampleRate
         return AudioFormat(rate: rate).caps
     }
 
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
+        if let breaker = ProviderFallback.property(name, of: current.fallback) { return breaker }
         switch name {
-        case "provider": return .enumeration(current.provider.rawValue)
+        case "provider": return .string(current.provider)
         case "base-url": return .string(current.baseURL)
         case "model": return .string(current.model)
         case "voice": return .string(current.voice)
@@ -151,6 +173,8 @@ public final class CloudTTSElement: AsyncTransform {
         case "timeout-ms": return .int(current.timeoutMs)
         case "max-retries": return .int(current.maxRetries)
         case "api-key-env": return .string(current.apiKeyEnv)
+        case "sample-rate": return .int(current.sampleRate)
+        case "gender": return .enumeration(current.gender.rawValue)
         default: return .int(0)
         }
     }
@@ -158,8 +182,9 @@ public final class CloudTTSElement: AsyncTransform {
     public func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
+            if ProviderFallback.set(name, value, in: &settings.fallback) { return }
             switch name {
-            case "provider": settings.provider = TTSProvider(rawValue: value.int) ?? Self.DEFAULT_PROVIDER
+            case "provider": settings.provider = value.string ?? Self.DEFAULT_PROVIDER
             case "base-url": settings.baseURL = value.string ?? ""
             case "model": settings.model = value.string ?? ""
             case "voice": settings.voice = value.string ?? ""
@@ -169,6 +194,8 @@ public final class CloudTTSElement: AsyncTransform {
             case "timeout-ms": settings.timeoutMs = value.int
             case "max-retries": settings.maxRetries = value.int
             case "api-key-env": settings.apiKeyEnv = value.string ?? ""
+            case "sample-rate": settings.sampleRate = value.int
+            case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
             default: break
             }
         }
@@ -176,40 +203,27 @@ public final class CloudTTSElement: AsyncTransform {
 
     public func open() throws(ElementMessageText) {
         let current = settings.withLock { $0 }
-        let made: any SpeechSynthesizer
-        switch current.provider {
-        case .local:
-            guard EspeakEngine.shared.isAvailable else { throw .settings("espeak-ng could not start (is espeak-ng-data installed?)") }
-            if !current.voice.isEmpty {
-                do { try EspeakEngine.shared.checkVoice(current.voice) } catch {
-                    throw .settings(error.description, debug: "property voice")
-                }
-            }
-            made = LocalSynthesizer()
-        case .openai, .compatible:
-            do {
-                let service = try RemoteService.make(
-                    provider: current.provider.nick, baseURL: current.baseURL,
-                    defaultBaseURL: { _ in current.provider == .openai ? "https://api.openai.com/v1" : "" },
-                    keyVariable: current.apiKeyEnv.isEmpty ? "OPENAI_API_KEY" : current.apiKeyEnv,
-                    keyRequired: current.provider == .openai, maxRetries: current.maxRetries, timeoutMs: current.timeoutMs,
-                    environment: ProcessInfo.processInfo.environment)
-                made = OpenAISpeechSynthesizer(provider: current.provider.nick, service: service,
-                                               sendsLanguage: current.provider == .compatible)
-            } catch {
-                throw .settings(error.description, debug: "property provider")
-            }
+        let positions = try ProviderFallback.positions(
+            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
+            more: [("voice", current.voice)], known: TTSProvider.values)
+        let environment = ProcessInfo.processInfo.environment
+        let (members, unusable) = try ProviderFallback.build(positions) { position in
+            try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment)
         }
-        synthesizer.withLock { $0 = made }
-        element.postInfo(ElementMessageText("provider \(made.name) at \(made.rate) Hz"))
+        let chain = FallbackChain(names: members.map(\.name), breakerFailures: current.fallback.breakerFailures,
+                                  breakerCooldownMs: current.fallback.breakerCooldownMs)
+        speakers.withLock { $0 = Speakers(members: members, chain: chain) }
+        for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
+        element.postInfo(ElementMessageText("provider \(members.map { "\($0.name) at \($0.rate) Hz" }.joined(separator: ", then "))"))
     }
 
     public func start() throws(ElementMessageText) {
         counters.reset()
-        timeline.withLock { $0 = Timeline() }
+        let firstRate = speakers.withLock { $0?.members.first?.rate }
+        timeline.withLock { $0 = Timeline(pushedRate: firstRate) }
     }
 
-    public func close() { synthesizer.withLock { $0 = nil } }
+    public func close() { speakers.withLock { $0 = nil } }
 
     public func accept(_ buffer: Buffer) -> [StageWork] {
         let number = timeline.withLock { timeline in

@@ -22,11 +22,16 @@ final class Placement: @unchecked Sendable {
         self.id = id
     }
 
-    /// A chunk: offset by the start, the start marker before the first.
-    func place(_ output: inout StageOutput) {
+    /// A chunk at `rate`: offset by the start, the start marker before the
+    /// first (after new caps when the rate is not the one downstream has).
+    func place(_ output: inout StageOutput, rate: Int) {
         if start == nil {
-            let begin = element.timeline.withLock { pts == Gst.clockTimeNone ? $0.nextFree : max(pts, $0.nextFree) }
+            let (begin, newRate) = element.timeline.withLock { timeline -> (UInt64, Bool) in
+                defer { timeline.pushedRate = rate }
+                return (pts == Gst.clockTimeNone ? timeline.nextFree : max(pts, timeline.nextFree), timeline.pushedRate != rate)
+            }
             start = begin
+            if newRate { output.eventsBefore.append(Event.caps(AudioFormat(rate: rate).caps)) }
             output.eventsBefore.append(Event.customDownstream(Structure("parley/tts-start", [
                 ("segment-id", .uint64(id)), ("start", .uint64(begin)),
             ])))
@@ -78,57 +83,76 @@ extension CloudTTSElement {
             guard text.count <= Self.maxInput else {
                 return result(.failed, "the text is \(text.count) characters, over the \(Self.maxInput)-character limit: not spoken")
             }
-            guard let synthesizer = synthesizer.withLock({ $0 }) else { return result(.failed, "no provider is set up") }
-            let rate = UInt64(synthesizer.rate)
+            guard let speakers = speakers.withLock({ $0 }) else { return result(.failed, "no provider is set up") }
             let streamLanguage = timeline.withLock { $0.streamLanguage }
-            let language = utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language
-            let isLocal = utterance.settings.provider == .local
             let request = SynthesisRequest(
-                text: text, language: language,
-                voice: utterance.settings.voice.isEmpty ? (isLocal ? "" : "alloy") : utterance.settings.voice,
-                model: utterance.settings.model.isEmpty ? "gpt-4o-mini-tts" : utterance.settings.model,
+                text: text, language: utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language,
                 speed: utterance.settings.speed, instructions: utterance.settings.instructions)
             // Buffers carry their offset in the utterance; where the utterance
             // starts is decided as it leaves, after the one before it ended.
             let placement = Placement(pts: utterance.pts, element: self, id: id)
             let progress = Mutex((samples: UInt64(0), meta: utterance.meta))
-            let outcome: Result<Int, SynthesisFailure>
-            do throws(SynthesisFailure) {
-                outcome = .success(try await synthesizer.synthesize(request) { samples in
-                    guard stillCurrent() else { return false }
-                    let (buffer, first, meta) = progress.withLock { state -> (Buffer, Bool, SpeechMeta) in
-                        let buffer = Buffer(samples: samples)
-                        buffer.pts = state.samples * Gst.second / rate
-                        let first = state.samples == 0
-                        state.samples += UInt64(samples.count)
-                        buffer.duration = state.samples * Gst.second / rate - buffer.pts
-                        if first { state.meta.stamp(.firstAudioOut) }
-                        buffer.setSpeechMeta(state.meta)
-                        return (buffer, first, state.meta)
-                    }
-                    var output = StageOutput(buffers: [buffer], messages: first ? [meta.ttsLatencyMessage(textArrivedAt: utterance.receivedAt)] : [],
-                                             stillWanted: stillCurrent)
-                    output.prepare = { placement.place(&$0) }
-                    emit(output)
-                    return true
-                })
-            } catch {
-                outcome = .failure(error)
+            let outcome = await speakers.chain.run { index -> FallbackChain.Attempt<Int> in
+                let synthesizer = speakers.members[index]
+                let rate = synthesizer.rate
+                do throws(SynthesisFailure) {
+                    return .served(try await synthesizer.synthesize(request) { samples in
+                        guard stillCurrent() else { return false }
+                        let (buffer, first, meta) = progress.withLock { state -> (Buffer, Bool, SpeechMeta) in
+                            let buffer = Buffer(samples: samples)
+                            buffer.pts = state.samples * Gst.second / UInt64(rate)
+                            let first = state.samples == 0
+                            state.samples += UInt64(samples.count)
+                            buffer.duration = state.samples * Gst.second / UInt64(rate) - buffer.pts
+                            if first { state.meta.stamp(.firstAudioOut) }
+                            buffer.setSpeechMeta(state.meta)
+                            return (buffer, first, state.meta)
+                        }
+                        var output = StageOutput(buffers: [buffer],
+                                                 messages: first ? [meta.ttsLatencyMessage(textArrivedAt: utterance.receivedAt)] : [],
+                                                 stillWanted: stillCurrent)
+                        output.prepare = { placement.place(&$0, rate: rate) }
+                        emit(output)
+                        return true
+                    })
+                } catch {
+                    // Audio already heard is not replayed by another voice either.
+                    return .failed(error.error, attempts: error.attempts, movesOn: !error.afterAudio && stillCurrent())
+                }
             }
             let samples = progress.withLock { $0.samples }
-            let seconds = Double(samples) / Double(rate)
             var output: StageOutput
             switch outcome {
-            case .success:
+            case .served(_, let index, let moves, let disabled):
+                let rate = speakers.members[index].rate
                 let status: SpeechStatus = stillCurrent() ? .final : .skipped
                 counters.count(status)
-                output = StageOutput(messages: [Self.ttsMessage(id, status: status, provider: synthesizer.name, seconds: seconds)])
-            case .failure(let failure):
+                output = StageOutput(messages: moves.map { ProviderFallback.message(segmentID: id, $0) }
+                                     + [Self.ttsMessage(id, status: status, provider: speakers.members[index].name,
+                                                        seconds: Double(samples) / Double(rate))])
+                output.warning = disabledWarning(speakers, disabled)
+            case .failed(let failure, let moves, let disabled):
                 counters.count(.failed)
-                let cause = failure.afterAudio ? "the stream broke after \(String(format: "%.2f", seconds)) s of audio (not replayed)" : "failed"
+                let provider = failure.provider.map { speakers.members[$0] }
+                let seconds = provider.map { Double(samples) / Double($0.rate) } ?? 0
+                let text: String
+                if samples > 0, let provider {
+                    text = "provider \(provider.name): the stream broke after \(String(format: "%.2f", seconds)) s of audio (not replayed) after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"
+                } else if speakers.members.count == 1, let provider {
+                    text = "provider \(provider.name) failed after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"
+                } else {
+                    text = "no provider could speak it: " + failure.reasons.joined(separator: "; ")
+                }
                 output = StageOutput(
-                    warning: ElementMessageText("\(name): segment \(id): provider \(synthesizer.name) \(cause) after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"),
-                    messages: [Self.ttsMessage(id, status: .failed, provider: synthesizer.name, seconds: seconds)])
+                    warning: ElementMessageText("\(name): segment \(id): \(text)"),
+                    messages: moves.map { ProviderFallback.message(segmentID: id, $0) }
+                        + [Self.ttsMessage(id, status: .failed, provider: provider?.name ?? "", seconds: seconds)])
+                if failure.everyProviderDisabled && !disabled.isEmpty {
+                    output.error = .notAuthorized("every provider of the chain refused: " + failure.reasons.joined(separator: "; "),
+                                                  debug: failure.error.description)
+                } else if let warning = disabledWarning(speakers, disabled) {
+                    output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
+                }
             }
             output.prepare = { placement.finish(&$0) }
             return output
@@ -137,6 +161,13 @@ extension CloudTTSElement {
             return StageOutput(warning: ElementMessageText("\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))"),
                                messages: [Self.ttsMessage(id, status: .skipped, provider: "", seconds: 0)])
         })
+    }
+
+    /// A provider the chain gave up on for the rest of the run, said once (when it happens).
+    func disabledWarning(_ speakers: Speakers, _ disabled: [Int]) -> ElementMessageText? {
+        guard !disabled.isEmpty else { return nil }
+        let texts = disabled.map { ProviderFallback.disabledWarning(speakers.chain, $0, keyVariable: speakers.members[$0].keyVariable).text }
+        return ElementMessageText("\(element.name): " + texts.joined(separator: "; "))
     }
 
     static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double) -> Structure {

@@ -2,12 +2,10 @@ import EspeakEngine
 import Foundation
 import ParleyCore
 
-/// One text to speak.
+/// One text to speak; the voice and model are the provider's (per chain position).
 struct SynthesisRequest: Sendable {
     var text: String
     var language: String
-    var voice: String
-    var model: String
     var speed: Double
     var instructions: String
 }
@@ -24,18 +22,22 @@ struct SynthesisFailure: Error, Sendable {
 protocol SpeechSynthesizer: Sendable {
     var name: String { get }
     var rate: Int { get }
+    /// The variable the key came from (named in messages, never the key); nil for local engines.
+    var keyVariable: String? { get }
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int
 }
 
 /// espeak-ng in this process (the engine espeaktts uses), voice by language.
 struct LocalSynthesizer: SpeechSynthesizer {
+    var voice: String
     var name: String { "local (espeak-ng)" }
     var rate: Int { EspeakEngine.shared.sampleRate }
+    var keyVariable: String? { nil }
 
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
-        var parameters = SpeechParameters(voice: request.voice, rate: min(450, max(80, Int((175 * request.speed).rounded()))),
+        var parameters = SpeechParameters(voice: voice, rate: min(450, max(80, Int((175 * request.speed).rounded()))),
                                           pitch: 50, volume: 100, wordGap: 0, ssml: false)
         if !request.language.isEmpty { parameters.language = request.language }
         let chosen = parameters
@@ -56,44 +58,28 @@ struct LocalSynthesizer: SpeechSynthesizer {
     }
 }
 
-/// `POST {base}/audio/speech` with `response_format=pcm` (24 kHz S16LE),
-/// read as a stream, as OpenAI and `parley serve` take it. Retries (429 after
-/// the server's delay, 5xx, resets) only while no audio has left.
-struct OpenAISpeechSynthesizer: SpeechSynthesizer {
-    var provider: String
-    var service: RemoteService
-    /// Whether to send the request's language (an extension `parley serve` reads; OpenAI's voices need none).
-    var sendsLanguage: Bool
-
-    var name: String { "\(provider) (\(service.host))" }
-    var rate: Int { 24_000 }
-
-    func synthesize(_ request: SynthesisRequest,
-                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
-        var body: [String: Any] = ["model": request.model, "voice": request.voice, "input": request.text,
-                                   "response_format": "pcm", "speed": request.speed]
-        if !request.instructions.isEmpty { body["instructions"] = request.instructions }
-        if sendsLanguage && !request.language.isEmpty { body["language"] = request.language }
-        var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
-        if !service.apiKey.isEmpty { headers.append(("Authorization", "Bearer \(service.apiKey)")) }
-        var http = HTTPRequest(method: "POST", url: service.root + "/audio/speech", headers: headers,
-                               body: try? JSONSerialization.data(withJSONObject: body))
-        http.timeout = service.timeout
+extension RemoteService {
+    /// Sends `request` and streams its 2xx body as S16LE samples to
+    /// `onAudio`. Retries (429 after the server's delay, 5xx, resets) only
+    /// while no audio has left: a listener who heard the start must not hear
+    /// it again. Returns the attempts made.
+    func streamPCM(_ request: HTTPRequest, onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+        var http = request
+        http.timeout = timeout
         let pcm = PCMStream(onAudio: onAudio)
         var attempt = 1
         while true {
             let error: ProviderError
             do {
-                let response = try await service.sender.client.send(http) { pcm.feed($0) }
+                let response = try await sender.client.send(http) { pcm.feed($0) }
                 if (200..<300).contains(response.status) { return attempt }
                 error = ProviderError.from(status: response.status, headers: response.headers, body: response.body)
             } catch let failure {
                 error = failure
             }
-            let scrubbed = ProviderError.scrubbed(error, key: service.apiKey)
-            // The listener already heard the start: a new attempt would repeat it.
+            let scrubbed = ProviderError.scrubbed(error, key: apiKey)
             if pcm.emitted { throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: true) }
-            guard let delay = service.sender.policy.delay(after: error, attempt: attempt) else {
+            guard let delay = sender.policy.delay(after: error, attempt: attempt) else {
                 throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: false)
             }
             do { try await Task.sleep(for: delay) } catch {
@@ -101,6 +87,34 @@ struct OpenAISpeechSynthesizer: SpeechSynthesizer {
             }
             attempt += 1
         }
+    }
+}
+
+/// `POST {base}/audio/speech` with `response_format=pcm` (24 kHz S16LE),
+/// read as a stream, as OpenAI and `parley serve` take it.
+struct OpenAISpeechSynthesizer: SpeechSynthesizer {
+    var provider: String
+    var service: RemoteService
+    var voice: String
+    var model: String
+    /// Whether to send the request's language (an extension `parley serve` reads; OpenAI's voices need none).
+    var sendsLanguage: Bool
+
+    var name: String { "\(provider) (\(service.host))" }
+    var rate: Int { 24_000 }
+    var keyVariable: String? { service.keyVariable }
+
+    func synthesize(_ request: SynthesisRequest,
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+        var body: [String: Any] = ["model": model, "voice": voice, "input": request.text,
+                                   "response_format": "pcm", "speed": request.speed]
+        if !request.instructions.isEmpty { body["instructions"] = request.instructions }
+        if sendsLanguage && !request.language.isEmpty { body["language"] = request.language }
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
+        if !service.apiKey.isEmpty { headers.append(("Authorization", "Bearer \(service.apiKey)")) }
+        return try await service.streamPCM(HTTPRequest(method: "POST", url: service.root + "/audio/speech", headers: headers,
+                                                       body: try? JSONSerialization.data(withJSONObject: body)),
+                                           onAudio: onAudio)
     }
 }
 

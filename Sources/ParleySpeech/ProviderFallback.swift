@@ -1,0 +1,104 @@
+import GstKit
+import ParleyCore
+
+/// What every element with a provider chain (cloudstt, streamtranslator,
+/// cloudtts) has alike: `provider` as a comma-separated chain,
+/// `breaker-failures`, `breaker-cooldown-ms`, the READY check that names why
+/// each provider is unusable, and the `parley/fallback` message.
+///
+/// `parley/fallback` (element message, one per provider a segment went past):
+/// `segment-id` (guint64), `from` (the provider passed over), `to` (the next
+/// one asked, "" when none was left), `reason` (its error, or why it was
+/// skipped: circuit open, key rejected).
+public enum ProviderFallback {
+    public static let DEFAULT_BREAKER_FAILURES = 3
+    public static let DEFAULT_BREAKER_COOLDOWN_MS = 30_000
+
+    public struct Settings: Sendable, Equatable {
+        public var breakerFailures: Int
+        public var breakerCooldownMs: Int
+    }
+
+    /// The one place an element's breaker settings start from.
+    public static let defaults = Settings(breakerFailures: DEFAULT_BREAKER_FAILURES, breakerCooldownMs: DEFAULT_BREAKER_COOLDOWN_MS)
+
+    /// `provider`: a string, so it can name a chain; `values` are the names (and what each is) shown by gst-inspect.
+    public static func providerSpec(blurb: String, values: [EnumValue], default defaultValue: String) -> PropertySpec {
+        let names = values.map(\.nick).joined(separator: ", ")
+        return PropertySpec("provider", nick: "Provider",
+                            blurb: "\(blurb): one of \(names), or a comma-separated fallback chain of them (e.g. \(values.count > 1 ? values[1].nick : defaultValue),\(defaultValue)); base-url, model and api-key-env then take one entry per provider",
+                            .string(default: defaultValue))
+    }
+
+    public static let specs = [
+        PropertySpec("breaker-failures", nick: "Breaker failures",
+                     blurb: "Consecutive failures after which a provider of a chain (not the last) is skipped for breaker-cooldown-ms",
+                     .int(default: DEFAULT_BREAKER_FAILURES, range: 1...1000)),
+        PropertySpec("breaker-cooldown-ms", nick: "Breaker cooldown",
+                     blurb: "How long a failing provider is skipped before one probe request decides, in ms",
+                     .int(default: DEFAULT_BREAKER_COOLDOWN_MS, range: 0...3_600_000)),
+    ]
+
+    public static func property(_ name: String, of settings: Settings) -> PropertyValue? {
+        switch name {
+        case "breaker-failures": .int(settings.breakerFailures)
+        case "breaker-cooldown-ms": .int(settings.breakerCooldownMs)
+        default: nil
+        }
+    }
+
+    /// Sets one of them; false if `name` is not a breaker setting.
+    public static func set(_ name: String, _ value: PropertyValue, in settings: inout Settings) -> Bool {
+        switch name {
+        case "breaker-failures": settings.breakerFailures = max(1, value.int)
+        case "breaker-cooldown-ms": settings.breakerCooldownMs = max(0, value.int)
+        default: return false
+        }
+        return true
+    }
+
+    /// The usable providers of a chain, built at NULL→READY by `make`, and
+    /// why the others are unusable. No usable provider is an error listing
+    /// each one's reason.
+    public static func build<Member>(_ positions: [ChainPosition],
+                                     make: (ChainPosition) throws -> Member) throws(ElementMessageText) -> (members: [Member], unusable: [String]) {
+        var members: [Member] = []
+        var unusable: [String] = []
+        for position in positions {
+            do { members.append(try make(position)) } catch {
+                unusable.append(positions.count == 1 ? "\(error)" : "\(position.provider): \(error)")
+            }
+        }
+        guard !members.isEmpty else {
+            let text = positions.count == 1 ? unusable[0] : "no provider of \"\(positions.map(\.provider).joined(separator: ","))\" is usable: " + unusable.joined(separator: "; ")
+            throw .settings(text, debug: "property provider")
+        }
+        return (members, unusable)
+    }
+
+    /// Parses the chain properties, as a settings error naming the property.
+    public static func positions(provider: String, baseURL: String, model: String, apiKeyEnv: String,
+                                 more: [(property: String, value: String)] = [],
+                                 known: [EnumValue]) throws(ElementMessageText) -> [ChainPosition] {
+        do {
+            return try ChainPosition.parse(provider: provider, baseURL: baseURL, model: model, apiKeyEnv: apiKeyEnv,
+                                           more: more, known: known.map(\.nick))
+        } catch {
+            throw .settings(error.description, debug: "property provider")
+        }
+    }
+
+    public static func message(segmentID: UInt64, _ move: FallbackChain.Move) -> Structure {
+        Structure("parley/fallback", [
+            ("segment-id", .uint64(segmentID)), ("from", .string(move.from)), ("to", .string(move.to)),
+            ("reason", .string(move.reason)),
+        ])
+    }
+
+    /// What the element posts when a chain's provider is skipped for good.
+    public static func disabledWarning(_ chain: FallbackChain, _ index: Int, keyVariable: String?) -> ElementMessageText {
+        let reason = chain.disabledReason(index) ?? "it failed"
+        let key = keyVariable.map { " (key from \($0))" } ?? ""
+        return ElementMessageText("provider \(chain.names[index])\(key) is skipped for the rest of the run: \(reason)")
+    }
+}

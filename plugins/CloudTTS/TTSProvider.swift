@@ -1,0 +1,120 @@
+import EspeakEngine
+import Foundation
+import GstKit
+import ParleyCore
+
+/// The providers `cloudtts` can name in `provider` (alone or in a chain).
+public enum TTSProvider: String, Sendable, CaseIterable {
+    case local, openai, compatible, elevenlabs, google
+
+    static let values = [
+        EnumValue(0, "local", "espeak-ng in this process, offline (22050 Hz)"),
+        EnumValue(1, "openai", "OpenAI /v1/audio/speech, streamed PCM at 24 kHz (OPENAI_API_KEY)"),
+        EnumValue(2, "compatible", "Any OpenAI-compatible speech server at base-url (parley serve, ...)"),
+        EnumValue(3, "elevenlabs", "ElevenLabs /v1/text-to-speech/{voice}/stream, streamed PCM (ELEVENLABS_API_KEY)"),
+        EnumValue(4, "google", "Google Cloud Text-to-Speech text:synthesize, LINEAR16 (GOOGLE_API_KEY)"),
+    ]
+
+    var defaultBaseURL: String {
+        switch self {
+        case .openai: "https://api.openai.com/v1"
+        case .elevenlabs: "https://api.elevenlabs.io"
+        case .google: "https://texttospeech.googleapis.com"
+        case .local, .compatible: ""
+        }
+    }
+
+    var defaultKeyVariable: String {
+        switch self {
+        case .elevenlabs: "ELEVENLABS_API_KEY"
+        case .google: "GOOGLE_API_KEY"
+        case .local, .openai, .compatible: "OPENAI_API_KEY"
+        }
+    }
+
+    var defaultModel: String {
+        switch self {
+        case .openai, .compatible: "gpt-4o-mini-tts"
+        case .elevenlabs: "eleven_flash_v2_5"
+        case .local, .google: ""
+        }
+    }
+
+    /// ElevenLabs' default voice ("George"); OpenAI's is alloy; espeak-ng and Google choose by language.
+    var defaultVoice: String {
+        switch self {
+        case .openai, .compatible: "alloy"
+        case .elevenlabs: "JBFqnCBsd6RMkjVDRZzb"
+        case .local, .google: ""
+        }
+    }
+
+    /// The rates `sample-rate` may ask of this provider (nil: any in 8000–48000).
+    var rates: [Int]? {
+        switch self {
+        case .local: [EspeakEngine.shared.sampleRate]
+        case .openai, .compatible: [24_000]
+        case .elevenlabs: [8000, 16_000, 22_050, 24_000, 44_100, 48_000]
+        case .google: nil
+        }
+    }
+
+    var defaultRate: Int { self == .local ? EspeakEngine.shared.sampleRate : 24_000 }
+
+    struct SetupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Builds one position of the chain at NULL→READY; what is missing is said here.
+    func makeSynthesizer(_ position: ChainPosition, settings: CloudTTSElement.Settings,
+                         environment: [String: String]) throws -> any SpeechSynthesizer {
+        let rate = settings.sampleRate == 0 ? defaultRate : settings.sampleRate
+        if let rates, !rates.contains(rate) {
+            throw SetupError(description: "sample-rate=\(settings.sampleRate): \(rawValue) speaks at \(rates.map(String.init).joined(separator: ", ")) Hz only")
+        }
+        let voice = position.options["voice"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultVoice
+        let model = position.model.isEmpty ? defaultModel : position.model
+        if self == .local {
+            guard EspeakEngine.shared.isAvailable else { throw SetupError(description: "espeak-ng could not start (is espeak-ng-data installed?)") }
+            if !voice.isEmpty {
+                do { try EspeakEngine.shared.checkVoice(voice) } catch { throw SetupError(description: "voice: \(error.description)") }
+            }
+            return LocalSynthesizer(voice: voice)
+        }
+        let service = try RemoteService.make(
+            provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
+            keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv,
+            keyRequired: self != .compatible, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs,
+            environment: environment)
+        switch self {
+        case .elevenlabs:
+            return ElevenLabsSynthesizer(service: service, voice: voice, model: model, rate: rate)
+        case .google:
+            return GoogleSynthesizer(service: service, voice: voice, gender: settings.gender, rate: rate)
+        default:
+            return OpenAISpeechSynthesizer(provider: rawValue, service: service, voice: voice, model: model,
+                                           sendsLanguage: self == .compatible)
+        }
+    }
+}
+
+/// Google's `ssmlGender` (`gender`): the voice to pick when no voice name is given.
+public enum VoiceGender: Int, Sendable, CaseIterable {
+    case unspecified = 0, female = 1, male = 2, neutral = 3
+
+    static let values = [
+        EnumValue(unspecified.rawValue, "unspecified", "The provider's choice"),
+        EnumValue(female.rawValue, "female", "A female voice"),
+        EnumValue(male.rawValue, "male", "A male voice"),
+        EnumValue(neutral.rawValue, "neutral", "A gender-neutral voice"),
+    ]
+
+    var ssmlName: String {
+        switch self {
+        case .unspecified: "SSML_VOICE_GENDER_UNSPECIFIED"
+        case .female: "FEMALE"
+        case .male: "MALE"
+        case .neutral: "NEUTRAL"
+        }
+    }
+}
