@@ -11,6 +11,8 @@ public enum PipelineEvent: Sendable {
     case translation(TextResult)
     /// Per-segment, per-stage latency figures (`parley/latency`).
     case latency(LatencyReport)
+    /// A provider chain went past a provider for a segment (`parley/fallback`).
+    case fallback(FallbackEvent)
     /// What an element says of itself, e.g. which provider it uses.
     case info(source: String, message: String)
     case warning(source: String, message: String, debug: String?)
@@ -43,14 +45,36 @@ public struct TextResult: Sendable, Equatable {
     public var text: String
     public var status: SpeechStatus
     public var language: String
+    /// Who served it ("openai (api.openai.com)", "local (apertium eng-spa)", "cache"); empty when none did.
+    public var provider: String
     public var source: String
 
     init?(_ structure: Structure, source: String) {
         guard let id = structure["segment-id"]?.uint64 else { return nil }
         segmentID = id
         text = structure["text"]?.string ?? ""
+        provider = structure["provider"]?.string ?? ""
         status = SpeechStatus(name: structure["status"]?.string ?? "final") ?? .final
         language = structure["language"]?.string ?? ""
+        self.source = source
+    }
+}
+
+/// A provider chain passed over `from` for a segment, and asked `to` next
+/// ("" when none was left), because of `reason`.
+public struct FallbackEvent: Sendable, Equatable {
+    public var segmentID: UInt64
+    public var from: String
+    public var to: String
+    public var reason: String
+    public var source: String
+
+    init?(_ structure: Structure, source: String) {
+        guard let id = structure["segment-id"]?.uint64 else { return nil }
+        segmentID = id
+        from = structure["from"]?.string ?? ""
+        to = structure["to"]?.string ?? ""
+        reason = structure["reason"]?.string ?? ""
         self.source = source
     }
 }
@@ -89,6 +113,8 @@ extension PipelineEvent {
             if let result = TextResult(structure, source: source) { return .translation(result) }
         case "parley/latency":
             if let report = LatencyReport(structure, source: source) { return .latency(report) }
+        case "parley/fallback":
+            if let event = FallbackEvent(structure, source: source) { return .fallback(event) }
         default:
             break
         }

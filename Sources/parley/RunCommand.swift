@@ -51,6 +51,8 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove("\(source): \(message)")
                 case .warning(let source, let message, _):
                     status.printAbove("warning: \(source): \(message)")
+                case .fallback(let move):
+                    status.printAbove("fallback: \(move.source): segment \(move.segmentID): \(move.from) → \(move.to.isEmpty ? "none left" : move.to): \(move.reason)")
                 default:
                     break
                 }

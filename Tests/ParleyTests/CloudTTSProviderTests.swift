@@ -16,6 +16,7 @@ import Testing
         var samples: [Int16]
         var warnings: [String]
         var messages: [Structure]
+        var fallbacks: [FallbackEvent]
         var error: PipelineError?
 
         func messages(_ name: String) -> [Structure] { messages.filter { $0.name == name } }
@@ -25,21 +26,23 @@ import Testing
         }
     }
 
-    func speak(_ texts: [String], _ options: String, sink: String, source: String = "") async throws -> Run {
+    func speak(_ texts: [String], _ options: String, sink: String, source: String = "",
+               onMessage: @escaping (Structure) -> Void = { _ in }) async throws -> Run {
         let pipeline = try Pipeline(launch: """
             parleytestsrc texts="\(texts.joined(separator: "|"))" spacing-ms=100 \(source) ! cloudtts \(options) ! parleytestaudiosink name=\(sink)
             """)
-        var warnings: [String] = [], messages: [Structure] = [], failure: PipelineError?
+        var warnings: [String] = [], messages: [Structure] = [], fallbacks: [FallbackEvent] = [], failure: PipelineError?
         do {
             try await pipeline.run { event in
                 if case .warning(_, let message, _) = event { warnings.append(message) }
-                if case .elementMessage(_, let structure) = event { messages.append(structure) }
+                if case .elementMessage(_, let structure) = event { messages.append(structure); onMessage(structure) }
+                if case .fallback(let move) = event { fallbacks.append(move) }
             }
         } catch {
             failure = error
         }
         let recorded = AudioRecordingSink.take(sink)
-        return Run(spans: recorded.spans, samples: recorded.samples, warnings: warnings, messages: messages, error: failure)
+        return Run(spans: recorded.spans, samples: recorded.samples, warnings: warnings, messages: messages, fallbacks: fallbacks, error: failure)
     }
 
     static func pcm(_ samples: [Int16]) -> Data {
@@ -114,10 +117,16 @@ import Testing
                                             .respond(status: 503, body: "busy"), .stream(pieces: [(piece, 0)])])
         defer { rejecting.stop(); flaky.stop() }
         let texts = (1...10).map { "Sentence \($0)." }
+        // Segments 0-5 come at once; 6-9 only once 5 was spoken and the cooldown is over.
+        let gate = "ttschain-\(UUID())"
         let run = try await speak(texts, """
             provider=compatible,compatible,compatible,local base-url=\(closed)/v1,\(rejecting.url)/v1,\(flaky.url)/v1 \
-            api-key-env=,PARLEY_TEST_REJECTED_KEY max-retries=0 breaker-failures=3 breaker-cooldown-ms=1000 max-in-flight=1
-            """, sink: "ttschain", source: "interval-ms=250")
+            api-key-env=,PARLEY_TEST_REJECTED_KEY max-retries=0 breaker-failures=3 breaker-cooldown-ms=500 max-in-flight=1
+            """, sink: "ttschain", source: "gate=\(gate) gate-before=6") { message in
+            if message.name == "parley/tts" && message["segment-id"]?.uint64 == 5 {
+                Task { try? await Task.sleep(for: .milliseconds(600)); NumberSource.open(gate: gate) }
+            }
+        }
         #expect(run.error == nil, "\(String(describing: run.error))")
         // Every segment spoken, in order.
         #expect(run.servedBy.map(\.segment) == Array(0..<10))
@@ -126,17 +135,17 @@ import Testing
         #expect(Set(segments) == Set(0..<10) && segments == segments.sorted())
         // The first three go to espeak-ng past all three failures.
         #expect(run.servedBy.prefix(3).allSatisfy { $0.provider == "local (espeak-ng)" })
-        let firstMoves = run.messages("parley/fallback").filter { $0["segment-id"]?.uint64 == 0 }
-        #expect(firstMoves.map { $0["reason"]?.string ?? "" }.map { String($0.prefix(6)) } == ["failed", "failed", "failed"])
-        #expect(firstMoves[safe: 0]?["reason"]?.string?.contains("network error") == true)
-        #expect(firstMoves[safe: 1]?["reason"]?.string?.contains("rest of the run") == true, "\(firstMoves)")
-        #expect(firstMoves[safe: 2]?["to"]?.string == "local (espeak-ng)")
+        let firstMoves = run.fallbacks.filter { $0.segmentID == 0 }
+        #expect(firstMoves.map { String($0.reason.prefix(6)) } == ["failed", "failed", "failed"])
+        #expect(firstMoves[safe: 0]?.reason.contains("network error") == true)
+        #expect(firstMoves[safe: 1]?.reason.contains("rest of the run") == true, "\(firstMoves.map(\.reason))")
+        #expect(firstMoves[safe: 2]?.to == "local (espeak-ng)")
         // The rejected key is tried once, named by its variable, never shown.
         #expect(rejecting.requests.count == 1)
         #expect(run.warnings.contains { $0.contains("PARLEY_TEST_REJECTED_KEY") })
-        #expect(!(run.warnings + run.messages.map { "\($0)" }).joined().contains("sk-test-rejected"))
+        #expect(!(run.warnings + run.messages.map { "\($0)" } + run.fallbacks.map(\.reason)).joined().contains("sk-test-rejected"))
         // After three failures the breaker skips the flaky server, then a probe closes it again.
-        let reasons = run.messages("parley/fallback").compactMap { $0["reason"]?.string }
+        let reasons = run.fallbacks.map(\.reason)
         #expect(reasons.contains { $0.contains("circuit open after 3 consecutive failures") }, "\(reasons)")
         let flakyName = "compatible (127.0.0.1:\(flaky.port))"
         let flakyServed = run.servedBy.filter { $0.provider == flakyName }.count

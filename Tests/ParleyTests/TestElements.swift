@@ -43,7 +43,14 @@ final class NumberSource: Source {
         PropertySpec("texts", nick: "Texts", blurb: "Buffers' texts separated by |, instead of numbers", .string(default: "")),
         PropertySpec("interval-ms", nick: "Interval", blurb: "Real time to wait before each buffer after the first",
                      .int(default: 0, range: 0...100_000)),
+        PropertySpec("gate", nick: "Gate", blurb: "Before buffer gate-before, wait until the test opens the gate of this name",
+                     .string(default: "")),
+        PropertySpec("gate-before", nick: "Gate before", blurb: "The buffer the gate holds back", .int(default: 0, range: 0...1_000_000)),
     ]
+
+    /// Gates the test has opened (`NumberSource.open`).
+    static let openGates = Mutex<Set<String>>([])
+    static func open(gate: String) { _ = openGates.withLock { $0.insert(gate) } }
 
     let element: ElementHandle
     private let count = Atomic<Int>(10)
@@ -52,6 +59,8 @@ final class NumberSource: Source {
     private let prefix = Mutex("")
     private let texts = Mutex<[String]>([])
     private let interval = Atomic<Int>(0)
+    private let gate = Mutex("")
+    private let gateBefore = Atomic<Int>(0)
     init(element: ElementHandle) { self.element = element }
 
     func property(named name: String) -> PropertyValue {
@@ -60,6 +69,8 @@ final class NumberSource: Source {
         case "spacing-ms": .int(spacing.load(ordering: .relaxed))
         case "texts": .string(texts.withLock { $0.joined(separator: "|") })
         case "interval-ms": .int(interval.load(ordering: .relaxed))
+        case "gate": .string(gate.withLock { $0 })
+        case "gate-before": .int(gateBefore.load(ordering: .relaxed))
         default: .int(count.load(ordering: .relaxed))
         }
     }
@@ -72,6 +83,8 @@ final class NumberSource: Source {
             texts.withLock { $0 = list }
             count.store(list.count, ordering: .relaxed)
         case "interval-ms": interval.store(value.int, ordering: .relaxed)
+        case "gate": gate.withLock { $0 = value.string ?? "" }
+        case "gate-before": gateBefore.store(value.int, ordering: .relaxed)
         default: count.store(value.int, ordering: .relaxed)
         }
     }
@@ -81,6 +94,10 @@ final class NumberSource: Source {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
         guard index < count.load(ordering: .relaxed) else { throw .eos }
         if index > 0 && interval.load(ordering: .relaxed) > 0 { usleep(useconds_t(interval.load(ordering: .relaxed) * 1000)) }
+        let gate = gate.withLock { $0 }
+        if !gate.isEmpty && index == gateBefore.load(ordering: .relaxed) {
+            while !Self.openGates.withLock({ $0.contains(gate) }) { usleep(10_000) }
+        }
         let list = texts.withLock { $0 }
         let buffer = Buffer(string: list.isEmpty ? prefix.withLock { $0 } + "\(index)" : list[index])
         let step = UInt64(spacing.load(ordering: .relaxed)) * Gst.millisecond

@@ -22,6 +22,14 @@
 // e.g. a self-hosted faster-whisper server) speak `/v1/audio/transcriptions`
 // over libcurl with retries (429 after Retry-After, 5xx, resets). A rejected
 // key is a fatal error naming the variable, never the key.
+//
+// `provider` may name a fallback chain, e.g. `provider=openai,groq,local`:
+// a segment whose request fails for good (retries used up, a rejected key,
+// a timeout) goes to the next provider, in order, and results still leave
+// in segment order (ProviderFallback: breaker, `parley/fallback`). A
+// provider whose key is rejected is skipped for the rest of the run; only
+// when every provider is refused does the stream stop. `base-url`, `model`
+// and `api-key-env` then take one comma-separated entry per provider.
 import Foundation
 import GstKit
 import ParleyCore
@@ -29,6 +37,12 @@ import ParleySpeech
 import PocketSphinxEngine
 import Synchronization
 import WhisperEngine
+
+/// The chain's usable providers, made at NULL→READY, and its health.
+struct Transcribers {
+    var members: [any Transcriber]
+    var chain: FallbackChain
+}
 
 /// What the provider answers with (`response-format`).
 public enum STTResponseFormat: Int, Sendable, CaseIterable {
@@ -62,7 +76,7 @@ public enum UploadFormat: Int, Sendable, CaseIterable {
 }
 
 public final class CloudSTTElement: AsyncTransform {
-    public static let DEFAULT_PROVIDER = STTProvider.local
+    public static let DEFAULT_PROVIDER = "local"
     public static let DEFAULT_LANGUAGE = "en"
     public static let DEFAULT_MIN_SEGMENT_MS = 100
     public static let DEFAULT_MAX_SEGMENT_MS = 30_000
@@ -91,9 +105,7 @@ public final class CloudSTTElement: AsyncTransform {
         src: "text/x-raw, format=(string)utf8")
 
     public static let properties = [
-        PropertySpec("provider", nick: "Provider", blurb: "Who transcribes",
-                     .enumeration(typeName: "GstParleySTTProvider", values: STTProvider.values,
-                                  default: DEFAULT_PROVIDER.rawValue)),
+        ProviderFallback.providerSpec(blurb: "Who transcribes", values: STTProvider.values, default: DEFAULT_PROVIDER),
         PropertySpec("base-url", nick: "Base URL",
                      blurb: "API base URL; empty = the provider's (https://api.openai.com/v1, https://api.groq.com/openai/v1); required for compatible",
                      .string(default: DEFAULT_BASE_URL)),
@@ -133,7 +145,8 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("max-segment-ms", nick: "Maximum segment",
                      blurb: "With no speech events, audio is cut into segments this long",
                      .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
-    ] + ResultCounters.specs(final: "Segments transcribed", skipped: "Segments skipped (too short, or dropped by queue-policy)",
+    ] + ProviderFallback.specs
+      + ResultCounters.specs(final: "Segments transcribed", skipped: "Segments skipped (too short, or dropped by queue-policy)",
                              failed: "Segments the provider could not transcribe")
       + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
@@ -156,16 +169,16 @@ public final class CloudSTTElement: AsyncTransform {
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
+        var fallback = ProviderFallback.defaults
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
     public let element: ElementHandle
     let settings = Mutex(Settings())
     private let segments = Mutex(SegmentCollector())
-    let transcriber = Mutex<(any Transcriber)?>(nil)
+    let transcribers = Mutex<Transcribers?>(nil)
     public let stage: AsyncStage
     let counters = ResultCounters()
-    let keyRejected = Flag()
     /// Set once the element closes: the Whisper worker's monitor may report
     /// after that (its shutdown, or later), when the element may be gone.
     let closed = Flag()
@@ -182,8 +195,9 @@ public final class CloudSTTElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
+        if let breaker = ProviderFallback.property(name, of: current.fallback) { return breaker }
         switch name {
-        case "provider": return .enumeration(current.provider.rawValue)
+        case "provider": return .string(current.provider)
         case "base-url": return .string(current.baseURL)
         case "model": return .string(current.model)
         case "api-key-env": return .string(current.apiKeyEnv)
@@ -206,8 +220,9 @@ public final class CloudSTTElement: AsyncTransform {
     public func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
+            if ProviderFallback.set(name, value, in: &settings.fallback) { return }
             switch name {
-            case "provider": settings.provider = STTProvider(rawValue: value.int) ?? Self.DEFAULT_PROVIDER
+            case "provider": settings.provider = value.string ?? Self.DEFAULT_PROVIDER
             case "base-url": settings.baseURL = value.string ?? ""
             case "model": settings.model = value.string ?? ""
             case "api-key-env": settings.apiKeyEnv = value.string ?? ""
@@ -233,33 +248,35 @@ public final class CloudSTTElement: AsyncTransform {
         let element = element
         let closed = closed
         closed.set(false)
-        let made: any Transcriber
-        do {
-            made = try current.provider.makeTranscriber(current, environment: ProcessInfo.processInfo.environment) {
+        let positions = try ProviderFallback.positions(provider: current.provider, baseURL: current.baseURL, model: current.model,
+                                                       apiKeyEnv: current.apiKeyEnv, known: STTProvider.values)
+        let environment = ProcessInfo.processInfo.environment
+        let (members, unusable) = try ProviderFallback.build(positions) { position in
+            try STTProvider(rawValue: position.provider)!.makeTranscriber(position, settings: current, environment: environment) {
                 guard !closed.isSet else { return }
                 Self.report($0, to: element)
             }
-        } catch {
-            throw .settings("\(error)", debug: "property provider")
         }
-        transcriber.withLock { $0 = made }
-        element.postInfo(ElementMessageText("provider \(made.name)"))
+        let chain = FallbackChain(names: members.map(\.name), breakerFailures: current.fallback.breakerFailures,
+                                  breakerCooldownMs: current.fallback.breakerCooldownMs)
+        transcribers.withLock { $0 = Transcribers(members: members, chain: chain) }
+        for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
+        element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then "))"))
     }
 
     public func start() throws(ElementMessageText) {
         counters.reset()
-        keyRejected.set(false)
         previousTranscript.withLock { $0 = "" }
         segments.withLock { $0 = SegmentCollector() }
     }
 
     public func close() {
         closed.set()
-        let made = transcriber.withLock { made in
+        let made = transcribers.withLock { made in
             defer { made = nil }
-            return made
+            return made?.members ?? []
         }
-        made?.shutdown()
+        for transcriber in made { transcriber.shutdown() }
     }
 
     /// The Whisper worker's life, on the bus: its death is a warning (the

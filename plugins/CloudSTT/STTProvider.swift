@@ -4,9 +4,9 @@ import ParleyCore
 import PocketSphinxEngine
 import WhisperEngine
 
-/// cloudstt's `provider` property.
-public enum STTProvider: Int, Sendable {
-    case local = 0, openai = 1, groq = 2, compatible = 3
+/// The providers `cloudstt` can name in `provider` (alone or in a chain).
+public enum STTProvider: String, Sendable, CaseIterable {
+    case local, openai, groq, compatible
 
     static let values = [
         EnumValue(0, "local", "On this machine, no network, no key: Whisper-base in a worker process when prepared, else pocketsphinx (see local-engine)"),
@@ -14,8 +14,6 @@ public enum STTProvider: Int, Sendable {
         EnumValue(2, "groq", "Groq (whisper-large-v3, whisper-large-v3-turbo)"),
         EnumValue(3, "compatible", "Any OpenAI-compatible server at base-url (e.g. parley serve, faster-whisper servers)"),
     ]
-
-    var nick: String { Self.values[rawValue].nick }
 
     /// cloudstt's `local-engine` property: which engine provider=local runs.
     public enum LocalEngine: Int, Sendable {
@@ -65,25 +63,17 @@ public enum STTProvider: Int, Sendable {
         var description: String
     }
 
-    /// Builds the provider at NULL→READY; what is missing is said here, not mid-stream.
-    func makeTranscriber(_ settings: CloudSTTElement.Settings, environment: [String: String],
+    /// Builds one position of the chain at NULL→READY; what is missing is said here, not mid-stream.
+    func makeTranscriber(_ position: ChainPosition, settings: CloudSTTElement.Settings, environment: [String: String],
                          onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void = { _ in }) throws -> any Transcriber {
         if self == .local {
             return try makeLocalTranscriber(settings, environment: environment, onWorkerEvent: onWorkerEvent)
         }
-        let baseURL = settings.baseURL.isEmpty ? defaultBaseURL : settings.baseURL
-        guard !baseURL.isEmpty else {
-            throw SetupError(description: "provider=compatible needs base-url, e.g. base-url=http://127.0.0.1:8080/v1")
-        }
-        let variable = settings.apiKeyEnv.isEmpty ? defaultKeyVariable : settings.apiKeyEnv
-        let key = environment[variable] ?? ""
-        if key.isEmpty && self != .compatible {
-            throw SetupError(description: "\(variable) is not set: export your \(nick) API key in it, or use provider=local")
-        }
-        var request = RetryPolicy(maxAttempts: settings.maxRetries + 1)
-        request.maxDelay = .milliseconds(Int64(settings.timeoutMs))
-        return OpenAICompatibleTranscriber(provider: nick, baseURL: baseURL, apiKey: key,
-                                           sender: RetryingSender(client: HTTPClient(), policy: request),
-                                           timeout: .milliseconds(Int64(settings.timeoutMs)), keyVariable: variable)
+        let service = try RemoteService.make(
+            provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
+            keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: self != .compatible,
+            maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment)
+        return OpenAICompatibleTranscriber(provider: rawValue, service: service,
+                                           model: position.model.isEmpty ? defaultModel : position.model)
     }
 }

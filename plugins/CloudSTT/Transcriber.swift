@@ -11,7 +11,6 @@ struct TranscriptionRequest: Sendable {
     var prompt: String
     var temperature: Double
     var responseFormat: String
-    var model: String
     /// "wav" or "flac".
     var uploadFormat = "wav"
 }
@@ -92,15 +91,10 @@ struct PocketSphinxTranscriber: Transcriber {
 /// servers (faster-whisper servers, `parley serve`) take it.
 struct OpenAICompatibleTranscriber: Transcriber {
     var provider: String
-    var baseURL: String
-    var apiKey: String
-    var sender: RetryingSender
-    var timeout: Duration = .seconds(30)
-    /// The variable the key came from, to name it (never the key) in errors.
-    var keyVariable = "OPENAI_API_KEY"
+    var service: RemoteService
+    var model: String
 
-    var host: String { URLComponents(string: baseURL)?.host ?? baseURL }
-    var name: String { "\(provider) (\(host))" }
+    var name: String { "\(provider) (\(service.host))" }
 
     /// The APIs refuse files over 25 MB (413): a longer segment is split at a
     /// pause and its pieces transcribed in order, never sent to fail.
@@ -149,7 +143,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
 
     private func transcribeOne(_ request: TranscriptionRequest,
                                onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
-        let streaming = Self.streams(request.model)
+        let streaming = Self.streams(model)
         var form = MultipartForm()
         if request.uploadFormat == "flac", let flac = try? FLACCodec.encode(request.samples, rate: request.rate) {
             form.add(file: "file", filename: "segment.flac", contentType: "audio/flac", data: flac)
@@ -157,7 +151,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
             form.add(file: "file", filename: "segment.wav", contentType: "audio/wav",
                      data: WAVEncoder.encode(request.samples, rate: request.rate))
         }
-        form.add(field: "model", value: request.model)
+        form.add(field: "model", value: model)
         if !request.language.isEmpty { form.add(field: "language", value: request.language) }
         if !request.prompt.isEmpty { form.add(field: "prompt", value: request.prompt) }
         form.add(field: "temperature", value: String(request.temperature))
@@ -165,11 +159,10 @@ struct OpenAICompatibleTranscriber: Transcriber {
         form.add(field: "response_format", value: streaming ? "json" : request.responseFormat)
         if streaming { form.add(field: "stream", value: "true") }
         var headers: [(name: String, value: String)] = [("Content-Type", form.contentType)]
-        if !apiKey.isEmpty { headers.append(("Authorization", "Bearer \(apiKey)")) }
-        let url = baseURL.hasSuffix("/") ? baseURL + "audio/transcriptions" : baseURL + "/audio/transcriptions"
+        if !service.apiKey.isEmpty { headers.append(("Authorization", "Bearer \(service.apiKey)")) }
         let response: HTTPResponse, attempts: Int
-        var http = HTTPRequest(method: "POST", url: url, headers: headers, body: form.data)
-        http.timeout = timeout
+        var http = HTTPRequest(method: "POST", url: service.root + "/audio/transcriptions", headers: headers, body: form.data)
+        http.timeout = service.timeout
         var onChunk: (@Sendable (Data) -> Void)?
         if streaming {
             let stream = StreamState()
@@ -180,9 +173,9 @@ struct OpenAICompatibleTranscriber: Transcriber {
         }
         let sentAt = MonotonicClock.nanoseconds()
         do throws(RetryingSender.Failure) {
-            (response, attempts) = try await sender.send(http, onChunk: onChunk)
+            (response, attempts) = try await service.sender.send(http, onChunk: onChunk)
         } catch {
-            throw TranscriberFailure(error: ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
+            throw TranscriberFailure(error: ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
         }
         var result = streaming
             ? try Self.parseStream(response, attempts: attempts)

@@ -9,22 +9,17 @@ extension CloudSTTElement {
     /// keeps its place in order.
     func work(for segment: SpeechSegment) -> StageWork {
         let current = settings.withLock { $0 }
-        let provider = transcriber.withLock { $0 }
+        let transcribers = transcribers.withLock { $0 }
         let counters = counters
         let name = element.name
         let tooShort = segment.duration < UInt64(current.minSegmentMs) * Gst.millisecond
-        let keyRejected = keyRejected
         let previousTranscript = UnsafeSendable(self)
         return StageWork(progressive: { emit in
             if tooShort {
                 return Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,
                                    warning: "\(name): segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
             }
-            if keyRejected.isSet {
-                return Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
-                                   warning: "\(name): segment \(segment.id) not sent: the provider rejected the API key")
-            }
-            guard let provider else {
+            guard let transcribers else {
                 return Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
                                    warning: "\(name): no provider is set up")
             }
@@ -38,28 +33,46 @@ extension CloudSTTElement {
             let request = TranscriptionRequest(
                 samples: segment.samples, rate: segment.rate, language: current.language, prompt: prompt,
                 temperature: current.temperature, responseFormat: current.responseFormat.wireName,
-                model: current.model.isEmpty ? current.provider.defaultModel : current.model,
                 uploadFormat: current.uploadFormat.wireName)
-            do throws(TranscriberFailure) {
-                let transcription = try await provider.transcribe(request, onPartial: { text in
-                    emit(Self.result(segment, text: text, status: .partial, language: current.language, counters: counters))
-                })
+            let chain = transcribers.chain
+            let outcome = await chain.run { index -> FallbackChain.Attempt<Transcription> in
+                do throws(TranscriberFailure) {
+                    return .served(try await transcribers.members[index].transcribe(request, onPartial: { text in
+                        emit(Self.result(segment, text: text, status: .partial, language: current.language, counters: counters))
+                    }))
+                } catch {
+                    return .failed(error.error, attempts: error.attempts)
+                }
+            }
+            switch outcome {
+            case .served(let transcription, let index, let moves, let disabled):
                 if !transcription.text.isEmpty {
                     previousTranscript.value.previousTranscript.withLock { $0 = transcription.text }
                 }
                 if let firstByte = transcription.firstByteAt { meta.stamp(.firstByte, at: firstByte) }
-                return Self.result(segment, text: transcription.text, status: .final,
-                                   language: transcription.language ?? current.language, counters: counters,
-                                   stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs)
-            } catch {
-                var output = Self.result(
-                    segment, text: "", status: .failed, language: current.language, counters: counters,
-                    warning: "\(name): provider \(provider.name) failed on segment \(segment.id) after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s"): \(error.error)")
-                if case .unauthorized = error.error, let remote = provider as? OpenAICompatibleTranscriber {
-                    keyRejected.set()  // later segments must not send the same key again
-                    output.error = .notAuthorized(
-                        "\(remote.keyVariable) was rejected by \(remote.host): check the key, or use provider=local",
-                        debug: error.error.description)
+                var output = Self.result(segment, text: transcription.text, status: .final,
+                                         language: transcription.language ?? current.language, counters: counters,
+                                         stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs,
+                                         provider: transcribers.members[index].name)
+                output.messages = moves.map { ProviderFallback.message(segmentID: segment.id, $0) } + output.messages
+                output.warning = Self.disabledWarning(transcribers, disabled, element: name)
+                return output
+            case .failed(let failure, let moves, let disabled):
+                let text: String
+                if transcribers.members.count == 1 {
+                    text = failure.attempts == 0
+                        ? "segment \(segment.id) not sent: " + failure.reasons.joined(separator: "; ")
+                        : "provider \(transcribers.members[0].name) failed on segment \(segment.id) after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"
+                } else {
+                    text = "no provider could transcribe segment \(segment.id): " + failure.reasons.joined(separator: "; ")
+                }
+                var output = Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
+                                         warning: "\(name): \(text)")
+                output.messages += moves.map { ProviderFallback.message(segmentID: segment.id, $0) }
+                if failure.everyProviderDisabled && !disabled.isEmpty {
+                    output.error = .notAuthorized(Self.refusal(transcribers, failure), debug: failure.error.description)
+                } else if let warning = Self.disabledWarning(transcribers, disabled, element: name) {
+                    output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
                 }
                 return output
             }
@@ -69,11 +82,30 @@ extension CloudSTTElement {
         })
     }
 
+    /// The error that stops the stream when no provider of the chain will take requests any more.
+    static func refusal(_ transcribers: Transcribers, _ failure: FallbackChain.Failure) -> String {
+        if transcribers.members.count == 1, let remote = transcribers.members[0] as? OpenAICompatibleTranscriber {
+            return "\(remote.service.keyVariable) was rejected by \(remote.service.host): check the key, or use provider=local"
+        }
+        return "every provider of the chain refused: " + failure.reasons.joined(separator: "; ")
+    }
+
+    /// A provider the chain gave up on for the rest of the run, said once (when it happens).
+    static func disabledWarning(_ transcribers: Transcribers, _ disabled: [Int], element: String) -> ElementMessageText? {
+        guard !disabled.isEmpty else { return nil }
+        let texts = disabled.map { index in
+            ProviderFallback.disabledWarning(transcribers.chain, index,
+                                             keyVariable: (transcribers.members[index] as? OpenAICompatibleTranscriber)?.service.keyVariable).text
+        }
+        return ElementMessageText("\(element): " + texts.joined(separator: "; "))
+    }
+
     /// The one result a segment produces: a text buffer with its meta, the
     /// `parley/transcript` message, latency figures, and a warning if it is not final.
     static func result(_ segment: SpeechSegment, text: String, status: SpeechStatus, language: String,
                        counters: ResultCounters, warning: String? = nil,
-                       stamps: [LatencyStamp: UInt64] = [:], providerProcessingMs: Double? = nil) -> StageOutput {
+                       stamps: [LatencyStamp: UInt64] = [:], providerProcessingMs: Double? = nil,
+                       provider: String = "") -> StageOutput {
         counters.count(status)
         let buffer = Buffer(string: text)
         buffer.pts = segment.start
@@ -86,6 +118,7 @@ extension CloudSTTElement {
         var messages = [Structure("parley/transcript", [
             ("segment-id", .uint64(segment.id)), ("text", .string(text)), ("status", .string(status.description)),
             ("language", .string(language)), ("start", .uint64(segment.start)), ("duration", .uint64(segment.duration)),
+            ("provider", .string(provider)),
         ])]
         if status == .final, let complete = meta.stamps[.resultComplete] {
             var fields: [(String, PropertyValue)] = [("segment-id", .uint64(segment.id)), ("stage", .string("stt"))]

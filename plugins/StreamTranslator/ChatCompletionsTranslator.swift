@@ -9,6 +9,7 @@ import Synchronization
 struct ChatCompletionsTranslator: RemoteTranslator {
     var provider: String
     var service: RemoteService
+    var model: String
 
     var name: String { "\(provider) (\(service.host))" }
 
@@ -21,7 +22,7 @@ struct ChatCompletionsTranslator: RemoteTranslator {
         }
         messages.append(["role": "user", "content": request.text])
         let body: [String: Any] = [
-            "model": request.model, "stream": true, "stream_options": ["include_usage": true],
+            "model": model, "stream": true, "stream_options": ["include_usage": true],
             "temperature": request.temperature, "messages": messages,
         ]
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "text/event-stream")]

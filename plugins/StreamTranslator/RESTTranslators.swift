@@ -58,11 +58,8 @@ struct RESTTranslator: RemoteTranslator {
         do throws(RetryingSender.Failure) {
             (response, attempts) = try await service.sender.send(http)
         } catch {
-            var failure = TranslatorFailure(error: ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
-            if vendor == .deepl, case .badRequest(456, _) = error.error {
-                failure.fatal = "the DeepL quota for this billing period is used up (456): wait for it to renew, or use another provider"
-            }
-            throw failure
+            // A 456 (DeepL's used-up quota) disables the provider: see ProviderError.disablesProvider.
+            throw TranslatorFailure(error: ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
         }
         guard let text = Self.text(of: response.body, vendor: vendor) else {
             throw TranslatorFailure(error: .decoding("expected \(Self.expected(vendor))"), attempts: attempts)

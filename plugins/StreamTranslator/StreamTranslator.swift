@@ -19,7 +19,13 @@
 // `openai` and `compatible` stream `/v1/chat/completions` (SSE) with retries
 // on 429/5xx; `deepl`, `google` (Cloud Translation v2) and `libretranslate`
 // answer in one JSON document. A rejected key, or DeepL's 456 (quota used
-// up), is a fatal error naming the key's variable, never the key. Results
+// up), is a fatal error naming the key's variable, never the key (in a
+// chain: that provider is skipped for the rest of the run, and only a
+// chain with every provider refused stops). `provider` may name a fallback
+// chain, e.g. `provider=openai,local`: a segment whose request fails for
+// good goes to the next provider, in order (ProviderFallback: breaker,
+// `parley/fallback`); `base-url`, `model` and `api-key-env` then take one
+// comma-separated entry per provider. Results
 // are cached in memory and on disk (`cache`, `cache-dir`, `cache-ttl-s`; a
 // SHA-256 over provider, model, languages, prompt and text names each
 // entry): a text translated before, in this run or an earlier one, makes no
@@ -31,7 +37,7 @@ import ParleySpeech
 import Synchronization
 
 public final class StreamTranslatorElement: AsyncTransform {
-    public static let DEFAULT_PROVIDER = TranslatorProvider.local
+    public static let DEFAULT_PROVIDER = "local"
     public static let DEFAULT_BASE_URL = ""
     public static let DEFAULT_MODEL = ""
     public static let DEFAULT_SOURCE_LANGUAGE = "auto"
@@ -61,9 +67,7 @@ public final class StreamTranslatorElement: AsyncTransform {
     public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
 
     public static let properties = [
-        PropertySpec("provider", nick: "Provider", blurb: "Who translates",
-                     .enumeration(typeName: "GstParleyTranslatorProvider", values: TranslatorProvider.values,
-                                  default: DEFAULT_PROVIDER.rawValue)),
+        ProviderFallback.providerSpec(blurb: "Who translates", values: TranslatorProvider.values, default: DEFAULT_PROVIDER),
         PropertySpec("base-url", nick: "Base URL",
                      blurb: "API base URL; empty = the provider's (api.openai.com/v1, api(-free).deepl.com, translation.googleapis.com, libretranslate.com); required for compatible",
                      .string(default: DEFAULT_BASE_URL)),
@@ -99,6 +103,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         PropertySpec("api-key-env", nick: "API key variable",
                      blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, DEEPL_API_KEY, GOOGLE_API_KEY or LIBRETRANSLATE_API_KEY by provider",
                      .string(default: DEFAULT_API_KEY_ENV)),
+    ] + ProviderFallback.specs + [
         PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ] + ResultCounters.specs(final: "Segments translated", skipped: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
@@ -124,6 +129,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         var timeoutMs = DEFAULT_TIMEOUT_MS
         var maxRetries = DEFAULT_MAX_RETRIES
         var apiKeyEnv = DEFAULT_API_KEY_ENV
+        var fallback = ProviderFallback.defaults
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
@@ -139,11 +145,10 @@ public final class StreamTranslatorElement: AsyncTransform {
     public let stage: AsyncStage
     let settings = Mutex(Settings())
     let state = Mutex(State())
-    let translators = Mutex<[String: any TextTranslator]>([:])
+    let translators = Mutex<Translators?>(nil)
     let cache = TranslationCache(capacity: 1024)
     let counters = ResultCounters()
     let cacheHits = Atomic<UInt64>(0)
-    let keyRejected = Flag()
 
     public init(element: ElementHandle) {
         self.element = element
@@ -155,8 +160,9 @@ public final class StreamTranslatorElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
+        if let breaker = ProviderFallback.property(name, of: current.fallback) { return breaker }
         switch name {
-        case "provider": return .enumeration(current.provider.rawValue)
+        case "provider": return .string(current.provider)
         case "base-url": return .string(current.baseURL)
         case "model": return .string(current.model)
         case "source-language": return .string(current.sourceLanguage)
@@ -180,8 +186,9 @@ public final class StreamTranslatorElement: AsyncTransform {
     public func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
+            if ProviderFallback.set(name, value, in: &settings.fallback) { return }
             switch name {
-            case "provider": settings.provider = TranslatorProvider(rawValue: value.int) ?? Self.DEFAULT_PROVIDER
+            case "provider": settings.provider = value.string ?? Self.DEFAULT_PROVIDER
             case "base-url": settings.baseURL = value.string ?? ""
             case "model": settings.model = value.string ?? ""
             case "source-language": settings.sourceLanguage = value.string ?? ""
@@ -225,42 +232,54 @@ public final class StreamTranslatorElement: AsyncTransform {
                             debug: "property target-language")
         }
         let source = Self.sourceLanguage(current, meta: nil)
-        do {
-            let translator = try current.provider.makeTranslator(current, sourceLanguage: source,
-                                                                 environment: ProcessInfo.processInfo.environment)
-            translators.withLock { $0[source] = translator }
-            element.postInfo(ElementMessageText("provider \(translator.name), \(source) to \(current.targetLanguage)"))
-        } catch {
-            throw .settings("\(error)", debug: "property provider")
+        let positions = try ProviderFallback.positions(provider: current.provider, baseURL: current.baseURL, model: current.model,
+                                                       apiKeyEnv: current.apiKeyEnv, known: TranslatorProvider.values)
+        let environment = ProcessInfo.processInfo.environment
+        let (members, unusable) = try ProviderFallback.build(positions) { position in
+            (position, try TranslatorProvider(rawValue: position.provider)!
+                .makeTranslator(position, settings: current, sourceLanguage: source, environment: environment))
         }
+        let chain = FallbackChain(names: members.map(\.1.name), breakerFailures: current.fallback.breakerFailures,
+                                  breakerCooldownMs: current.fallback.breakerCooldownMs)
+        translators.withLock {
+            $0 = Translators(positions: members.map(\.0), chain: chain, made: [source: members.map(\.1)])
+        }
+        for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
+        element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then ")), \(source) to \(current.targetLanguage)"))
     }
 
     public func start() throws(ElementMessageText) {
         counters.reset()
         cacheHits.store(0, ordering: .relaxed)
-        keyRejected.set(false)
         state.withLock { $0 = State() }
     }
 
     public func close() {
-        let all = translators.withLock { all in
-            defer { all.removeAll() }
-            return Array(all.values)
+        let all = translators.withLock { translators in
+            defer { translators = nil }
+            return translators?.made.values.flatMap { $0.compactMap { $0 } } ?? []
         }
         for translator in all { translator.shutdown() }
     }
 
-    /// The translator for `source`, made on first use when results arrive
-    /// in a language the element was not set up for (source-language=auto).
-    func translator(for source: String) -> Result<any TextTranslator, TranslatorFailure> {
-        if let existing = translators.withLock({ $0[source] }) { return .success(existing) }
+    /// The chain position `index`'s translator for `source`, made on first
+    /// use when results arrive in a language the element was not set up for
+    /// (source-language=auto).
+    func translator(_ index: Int, for source: String) -> Result<any TextTranslator, TranslatorFailure> {
+        guard let positions = translators.withLock({ $0?.positions }) else {
+            return .failure(TranslatorFailure(error: .engine("no provider is set up"), attempts: 0))
+        }
+        if let existing = translators.withLock({ $0?.made[source]?[index] }) { return .success(existing) }
         let current = settings.withLock { $0 }
+        let position = positions[index]
         do {
-            let made = try current.provider.makeTranslator(current, sourceLanguage: source,
-                                                           environment: ProcessInfo.processInfo.environment)
-            return .success(translators.withLock { all in
-                if let raced = all[source] { made.shutdown(); return raced }
-                all[source] = made
+            let made = try TranslatorProvider(rawValue: position.provider)!
+                .makeTranslator(position, settings: current, sourceLanguage: source, environment: ProcessInfo.processInfo.environment)
+            return .success(translators.withLock { translators in
+                var row = translators?.made[source] ?? Array(repeating: nil, count: positions.count)
+                if let raced = row[index] { made.shutdown(); return raced }
+                row[index] = made
+                translators?.made[source] = row
                 return made
             })
         } catch {
@@ -279,6 +298,14 @@ public final class StreamTranslatorElement: AsyncTransform {
         let segment = TextSegment(meta: meta, pts: buffer.pts, duration: buffer.duration, bytes: bytes)
         return [work(for: segment)]
     }
+}
+
+/// The chain's usable positions, its health, and the translators made for
+/// each source language (apertium needs one per pair), by position.
+struct Translators {
+    var positions: [ChainPosition]
+    var chain: FallbackChain
+    var made: [String: [(any TextTranslator)?]]
 }
 
 /// One text result to translate, as it arrived.

@@ -29,14 +29,14 @@ extension StreamTranslatorElement {
             }
             let text = decoded.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { return result("", .skipped, "the text is empty: nothing to translate") }
-            if keyRejected.isSet { return result("", .failed, "not sent: the provider rejected the API key") }
 
             let prompt = (current.systemPrompt.isEmpty ? current.mode.defaultPrompt : current.systemPrompt)
                 .replacingOccurrences(of: "{source}", with: LanguageNames.name(LanguageNames.primary(source)).capitalized)
                 .replacingOccurrences(of: "{target}", with: LanguageNames.name(LanguageNames.primary(current.targetLanguage)).capitalized)
-            let model = current.model.isEmpty ? TranslatorProvider.defaultModel : current.model
-            let key = TranslationCache.Key(provider: current.provider == .local ? "local" : "\(current.provider.nick) \(current.baseURL)",
-                                           model: current.provider == .local ? "" : model,
+            // Named by the chain as configured, whoever in it served: a fallback's answer is reused too.
+            let isLocal = current.provider == TranslatorProvider.local.rawValue
+            let key = TranslationCache.Key(provider: isLocal ? "local" : "\(current.provider) \(current.baseURL)",
+                                           model: isLocal ? "" : (current.model.isEmpty ? TranslatorProvider.defaultModel : current.model),
                                            source: source, target: current.targetLanguage, prompt: prompt, text: text)
             var meta = segment.meta
             if current.cache, current.mode == .translate,
@@ -45,44 +45,60 @@ extension StreamTranslatorElement {
                 return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
                                   provider: "cache", meta: meta, timing: nil).stage
             }
-            let translator: any TextTranslator
-            switch self.translator(for: source) {
-            case .success(let made): translator = made
-            case .failure(let failure): return result("", .failed, failure.error.description)
-            }
+            guard let chain = translators.withLock({ $0?.chain }) else { return result("", .failed, "no provider is set up") }
             let context = state.withLock { Array($0.context.suffix(current.contextSegments)) }
             let request = TranslationRequest(text: text, sourceLanguage: source, targetLanguage: current.targetLanguage,
                                              systemPrompt: prompt, context: current.contextSegments > 0 ? context : [],
-                                             model: model, temperature: current.temperature)
+                                             temperature: current.temperature)
             // The meta's request/first-byte stamps are the first network stage's
             // (cloudstt's); this stage times itself.
             let sentAt = MonotonicClock.nanoseconds()
             let sentences = SentenceEmitter()
             let partialMeta = meta
             let revision = RevisionCounter()
-            do throws(TranslatorFailure) {
-                let translation = try await translator.translate(request) { partial in
-                    let cleaned = OutputHygiene.clean(partial, source: text)
-                    var meta = partialMeta
-                    // An empty partial withdraws a broken attempt's text: a new revision starts.
-                    meta.revision = partial.isEmpty ? revision.next() : revision.current
-                    switch current.emit {
-                    case .partials:
-                        emit(self.output(segment, text: cleaned, status: .partial, language: current.targetLanguage, meta: meta))
-                    case .sentences:
-                        for sentence in sentences.complete(in: cleaned, final: false) {
-                            emit(self.output(segment, text: sentence, status: .final, language: current.targetLanguage, meta: meta))
-                        }
-                    case .final:
-                        break
+            let streamed = Flag()
+            let onPartial: @Sendable (String) -> Void = { partial in
+                let cleaned = OutputHygiene.clean(partial, source: text)
+                var meta = partialMeta
+                // An empty partial withdraws a broken attempt's text: a new revision starts.
+                meta.revision = partial.isEmpty ? revision.next() : revision.current
+                if !partial.isEmpty { streamed.set() }
+                switch current.emit {
+                case .partials:
+                    emit(self.output(segment, text: cleaned, status: .partial, language: current.targetLanguage, meta: meta))
+                case .sentences:
+                    for sentence in sentences.complete(in: cleaned, final: false) {
+                        emit(self.output(segment, text: sentence, status: .final, language: current.targetLanguage, meta: meta))
                     }
+                case .final:
+                    break
                 }
+            }
+            let outcome = await chain.run { index -> FallbackChain.Attempt<(Translation, String)> in
+                // What a provider that failed streamed is withdrawn before the next one speaks.
+                if streamed.isSet { streamed.set(false); onPartial("") }
+                let translator: any TextTranslator
+                switch self.translator(index, for: source) {
+                case .success(let made): translator = made
+                case .failure(let failure): return .failed(failure.error, attempts: 0)
+                }
+                do throws(TranslatorFailure) {
+                    return .served((try await translator.translate(request, onPartial: onPartial), translator.name))
+                } catch {
+                    return .failed(error.error, attempts: error.attempts)
+                }
+            }
+            switch outcome {
+            case .served((let translation, let provider), _, let moves, let disabled):
                 meta.revision = revision.current
                 let timing = StageTiming(sentAt: sentAt, firstTokenAt: translation.firstTokenAt,
                                          completeAt: MonotonicClock.nanoseconds())
                 let cleaned = OutputHygiene.clean(translation.text, source: text)
+                let fallbacks = moves.map { ProviderFallback.message(segmentID: id, $0) }
                 guard translation.finishReason == .stop else {
-                    return result(cleaned, .failed, "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
+                    var output = result(cleaned, .failed, "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
+                    output.messages += fallbacks
+                    return output
                 }
                 if current.cache && current.mode == .translate { cache.store(cleaned, for: key, folder: Self.cacheFolder(current)) }
                 if current.contextSegments > 0 {
@@ -92,23 +108,30 @@ extension StreamTranslatorElement {
                     }
                 }
                 var output = self.final(segment, text: cleaned, source: source, sourceText: text, settings: current,
-                                        provider: translator.name, meta: meta, timing: timing)
+                                        provider: provider, meta: meta, timing: timing)
                 if current.emit == .sentences {
                     // Sentences already out stay out; the rest follows.
                     output.buffers = sentences.complete(in: cleaned, final: true).map {
                         self.outputBuffer(segment, text: $0, status: .final, language: current.targetLanguage, meta: output.meta)
                     }
                 }
-                return output.stage
-            } catch {
-                var output = result("", .failed, "provider \(translator.name) failed after \(error.attempts) attempt\(error.attempts == 1 ? "" : "s"): \(error.error)")
-                if case .unauthorized = error.error, let (variable, host) = Self.keyOrigin(of: translator) {
-                    keyRejected.set()  // later segments must not send the same key again
-                    output.error = .notAuthorized("\(variable) was rejected by \(host): check the key, or use provider=local",
-                                                  debug: error.error.description)
-                } else if let fatal = error.fatal {
-                    keyRejected.set()
-                    output.error = .notAuthorized(fatal, debug: error.error.description)
+                var stage = output.stage
+                stage.messages = fallbacks + stage.messages
+                stage.warning = disabledWarning(chain, disabled)
+                return stage
+            case .failed(let failure, let moves, let disabled):
+                let names = chain.names
+                let text = names.count == 1
+                    ? (failure.attempts == 0 ? failure.error.description
+                       : "provider \(names[0]) failed after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)")
+                    : "no provider could translate it: " + failure.reasons.joined(separator: "; ")
+                var output = result("", .failed, disabled.isEmpty && failure.everyProviderDisabled && failure.attempts == 0
+                                    ? "not sent: " + failure.reasons.joined(separator: "; ") : text)
+                output.messages += moves.map { ProviderFallback.message(segmentID: id, $0) }
+                if failure.everyProviderDisabled && !disabled.isEmpty {
+                    output.error = .notAuthorized(refusal(chain, failure), debug: failure.error.description)
+                } else if let warning = disabledWarning(chain, disabled) {
+                    output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
                 }
                 return output
             }
@@ -118,9 +141,29 @@ extension StreamTranslatorElement {
         })
     }
 
+    /// The error that stops the stream when no provider of the chain will take requests any more.
+    func refusal(_ chain: FallbackChain, _ failure: FallbackChain.Failure) -> String {
+        guard chain.names.count == 1 else { return "every provider of the chain refused: " + failure.reasons.joined(separator: "; ") }
+        if failure.error.status == nil, let (variable, host) = keyOrigin(0) {
+            return "\(variable) was rejected by \(host): check the key, or use provider=local"
+        }
+        if failure.error.status == 456 {
+            return "the DeepL quota for this billing period is used up (456): wait for it to renew, or use another provider"
+        }
+        return "the provider refused: \(failure.error)"
+    }
+
+    /// A provider the chain gave up on for the rest of the run, said once (when it happens).
+    func disabledWarning(_ chain: FallbackChain, _ disabled: [Int]) -> ElementMessageText? {
+        guard !disabled.isEmpty else { return nil }
+        let texts = disabled.map { ProviderFallback.disabledWarning(chain, $0, keyVariable: keyOrigin($0)?.variable).text }
+        return ElementMessageText("\(element.name): " + texts.joined(separator: "; "))
+    }
+
     /// Which variable a remote provider's key came from, and its host: named in errors, never the key.
-    static func keyOrigin(of translator: any TextTranslator) -> (variable: String, host: String)? {
-        (translator as? any RemoteTranslator).map { ($0.service.keyVariable, $0.service.host) }
+    func keyOrigin(_ index: Int) -> (variable: String, host: String)? {
+        let made = translators.withLock { $0?.made.values.compactMap { $0[index] }.first }
+        return (made as? any RemoteTranslator).map { ($0.service.keyVariable, $0.service.host) }
     }
 
     /// A buffer of one result: the segment's span, the meta with the target language.

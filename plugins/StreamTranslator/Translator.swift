@@ -11,7 +11,6 @@ struct TranslationRequest: Sendable {
     var systemPrompt: String
     /// Earlier (source, result) pairs, oldest first.
     var context: [(source: String, result: String)]
-    var model: String
     var temperature: Double
 }
 
@@ -32,9 +31,6 @@ struct Translation: Sendable {
 struct TranslatorFailure: Error, Sendable {
     var error: ProviderError
     var attempts: Int
-    /// Set when no later segment can succeed either (a used-up quota): the
-    /// element posts it as an error and the stream stops.
-    var fatal: String?
 }
 
 /// A translation provider behind `streamtranslator`.

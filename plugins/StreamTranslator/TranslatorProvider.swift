@@ -3,20 +3,19 @@ import Foundation
 import GstKit
 import ParleyCore
 
-/// Who translates (`provider`).
-public enum TranslatorProvider: Int, Sendable, CaseIterable {
-    case local = 0, openai = 1, compatible = 2, deepl = 3, google = 4, libretranslate = 5
+/// The providers `streamtranslator` can name in `provider` (alone or in a chain).
+public enum TranslatorProvider: String, Sendable, CaseIterable {
+    case local, openai, compatible, deepl, google, libretranslate
 
     static let values = [
-        EnumValue(local.rawValue, "local", "Apertium from Debian, offline (one long-lived process per language pair)"),
-        EnumValue(openai.rawValue, "openai", "OpenAI chat completions, streamed (OPENAI_API_KEY)"),
-        EnumValue(compatible.rawValue, "compatible", "Any OpenAI-compatible chat completions server at base-url (parley serve, vLLM, ...)"),
-        EnumValue(deepl.rawValue, "deepl", "DeepL /v2/translate (DEEPL_API_KEY; keys ending :fx use the free host)"),
-        EnumValue(google.rawValue, "google", "Google Cloud Translation v2 (GOOGLE_API_KEY)"),
-        EnumValue(libretranslate.rawValue, "libretranslate", "LibreTranslate /translate at base-url (default https://libretranslate.com; LIBRETRANSLATE_API_KEY if the server wants one)"),
+        EnumValue(0, "local", "Apertium from Debian, offline (one long-lived process per language pair)"),
+        EnumValue(1, "openai", "OpenAI chat completions, streamed (OPENAI_API_KEY)"),
+        EnumValue(2, "compatible", "Any OpenAI-compatible chat completions server at base-url (parley serve, vLLM, ...)"),
+        EnumValue(3, "deepl", "DeepL /v2/translate (DEEPL_API_KEY; keys ending :fx use the free host)"),
+        EnumValue(4, "google", "Google Cloud Translation v2 (GOOGLE_API_KEY)"),
+        EnumValue(5, "libretranslate", "LibreTranslate /translate at base-url (default https://libretranslate.com; LIBRETRANSLATE_API_KEY if the server wants one)"),
     ]
 
-    var nick: String { Self.values[rawValue].nick }
     var defaultBaseURL: String {
         switch self {
         case .openai: "https://api.openai.com/v1"
@@ -40,8 +39,9 @@ public enum TranslatorProvider: Int, Sendable, CaseIterable {
     static let defaultModel = "gpt-4o-mini"
 
 
-    /// Builds the provider at NULL→READY; what is missing is said here.
-    func makeTranslator(_ settings: StreamTranslatorElement.Settings, sourceLanguage: String,
+    /// Builds one position of the chain for `sourceLanguage` (at NULL→READY,
+    /// or on first use for a language auto-detection brings); what is missing is said here.
+    func makeTranslator(_ position: ChainPosition, settings: StreamTranslatorElement.Settings, sourceLanguage: String,
                         environment: [String: String]) throws -> any TextTranslator {
         switch self {
         case .local:
@@ -52,15 +52,17 @@ public enum TranslatorProvider: Int, Sendable, CaseIterable {
             return ApertiumTextTranslator(engine: try ApertiumTranslator(mode: mode, timeoutMs: settings.timeoutMs))
         case .openai, .compatible, .deepl, .google, .libretranslate:
             let service = try RemoteService.make(
-                provider: nick, baseURL: settings.baseURL,
+                provider: rawValue, baseURL: position.baseURL,
                 defaultBaseURL: { self == .deepl ? RESTTranslator.deeplBaseURL(key: $0) : defaultBaseURL },
-                keyVariable: settings.apiKeyEnv.isEmpty ? defaultKeyVariable : settings.apiKeyEnv, keyRequired: needsKey,
+                keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: needsKey,
                 maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment)
             switch self {
             case .deepl: return RESTTranslator(vendor: .deepl, service: service)
             case .google: return RESTTranslator(vendor: .google, service: service)
             case .libretranslate: return RESTTranslator(vendor: .libretranslate, service: service)
-            default: return ChatCompletionsTranslator(provider: nick, service: service)
+            default:
+                return ChatCompletionsTranslator(provider: rawValue, service: service,
+                                                 model: position.model.isEmpty ? Self.defaultModel : position.model)
             }
         }
     }
