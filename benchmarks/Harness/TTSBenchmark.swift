@@ -58,7 +58,82 @@ struct TTSBenchmark {
         let peerAvailable = rows.contains { $0.contains("gstreamer1.0-espeak") }
         // Group by sentence.
         rows.sort { $0.split(separator: "|").first ?? "" < $1.split(separator: "|").first ?? "" }
-        return report(rows, peerAvailable: peerAvailable)
+        return report(rows, peerAvailable: peerAvailable) + (try await remote())
+    }
+
+    func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    /// curl's time to first byte (ms) of one streamed `/audio/speech` request.
+    func curl(_ sentence: String, url: String) throws -> Double {
+        let body = try JSONSerialization.data(withJSONObject: ["model": "tts-1", "voice": "alloy", "input": sentence,
+                                                               "response_format": "pcm"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["--noproxy", "*", "-s", "-N", "-o", "/dev/null", "-w", "%{time_starttransfer}",
+                             "-H", "Content-Type: application/json", "--data-binary", String(decoding: body, as: UTF8.self),
+                             url + "/audio/speech"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        return (Double(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) ?? .nan) * 1000
+    }
+
+    /// cloudtts's time to first audio (ms, text in to first buffer out) per
+    /// sentence: one pipeline, the texts 50 ms apart so each request starts
+    /// with the previous one finished, as curl's do.
+    func element(_ sentences: [String], url: String) async throws -> [Double] {
+        let texts = sentences.map { $0.replacingOccurrences(of: "\"", with: " ").replacingOccurrences(of: "|", with: " ") }
+        let pipeline = try Pipeline(launch: """
+            parleybenchtext interval-ms=50 texts="\(texts.joined(separator: "|"))" \
+            ! cloudtts provider=compatible base-url=\(url) max-in-flight=1 ! fakesink
+            """)
+        var figures: [Double] = []
+        try await pipeline.run { event in
+            if case .latency(let report) = event, report.stage == "tts" { figures.append(report.figures["time-to-first-audio-ms"] ?? .nan) }
+        }
+        return figures
+    }
+
+    /// cloudtts against curl on the same `parley serve` speech endpoint, in one run.
+    func remote() async throws -> String {
+        let (server, url) = try await LocalServer.start()
+        defer { server.cancel() }
+        _ = try curl("Warm up.", url: url)
+        _ = try await element(["Warm up."], url: url)
+        var byElement: [Double] = [], byCurl: [Double] = []
+        for _ in 0..<runs {
+            for sentence in Self.sentences { byCurl.append(try curl(sentence, url: url)) }
+            byElement += try await element(Self.sentences, url: url)
+        }
+        func row(_ name: String, _ values: [Double]) -> String {
+            String(format: "| %@ | %.2f | %.2f | %.2f |", name, percentile(values, 0.5), percentile(values, 0.95), percentile(values, 0.99))
+        }
+        let overhead = [0.5, 0.95, 0.99].map { percentile(byElement, $0) - percentile(byCurl, $0) }
+        return """
+
+            ## cloudtts over HTTP against curl
+
+            The same sentences through `parley serve`'s `/v1/audio/speech`
+            (espeak-ng behind it, PCM streamed at 24 kHz), \(runs) runs, one request
+            at a time: in each run curl asks for every sentence, then the element
+            does. curl: `time_starttransfer` of the streamed request (a new
+            connection each time); cloudtts (`provider=compatible`, one pipeline per
+            run, texts 50 ms apart, the connection kept alive):
+            `time-to-first-audio-ms`, from the text entering the element to its
+            first audio buffer leaving. Milliseconds.
+
+            | measure | p50 | p95 | p99 |
+            |---|---|---|---|
+            \(row("cloudtts: time to first audio", byElement))
+            \(row("curl: time to first byte", byCurl))
+            \(String(format: "| overhead (cloudtts − curl) | %.2f | %.2f | %.2f |", overhead[0], overhead[1], overhead[2]))
+
+            """
     }
 
     func rows() async throws -> [String] {
@@ -75,6 +150,7 @@ struct TTSBenchmark {
                 candidates += [
                     ("espeaksrc (Parley)", "espeaksrc voice=en text=\"\(quoted)\" ! parleytimingsink name=sink"),
                     ("espeaktts (Parley, text in)", "filesrc location=\(textFile) ! text/x-raw,format=utf8 ! espeaktts voice=en ! parleytimingsink name=sink"),
+                    ("cloudtts provider=local (Parley, text in)", "filesrc location=\(textFile) ! text/x-raw,format=utf8 ! cloudtts provider=local voice=en ! parleytimingsink name=sink"),
                 ]
             }
             if peerAvailable {

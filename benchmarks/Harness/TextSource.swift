@@ -11,6 +11,8 @@ final class TextSource: Source {
     static let pads = PadTemplates(src: "text/x-raw, format=(string)utf8")
     static let properties = [
         PropertySpec("texts", nick: "Texts", blurb: "Texts separated by |", .string(default: "")),
+        PropertySpec("interval-ms", nick: "Interval", blurb: "Real time to wait before each text after the first",
+                     .int(default: 0, range: 0...60_000)),
     ]
 
     let element: ElementHandle
@@ -18,8 +20,13 @@ final class TextSource: Source {
     private let next = Atomic<Int>(0)
     init(element: ElementHandle) { self.element = element }
 
-    func property(named name: String) -> PropertyValue { .string(texts.withLock { $0.joined(separator: "|") }) }
+    private let interval = Atomic<Int>(0)
+
+    func property(named name: String) -> PropertyValue {
+        name == "interval-ms" ? .int(interval.load(ordering: .relaxed)) : .string(texts.withLock { $0.joined(separator: "|") })
+    }
     func setProperty(named name: String, to value: PropertyValue) {
+        if name == "interval-ms" { interval.store(value.int, ordering: .relaxed); return }
         texts.withLock { $0 = (value.string ?? "").split(separator: "|").map(String.init) }
     }
     func start() throws(ElementMessageText) { next.store(0, ordering: .relaxed) }
@@ -28,6 +35,7 @@ final class TextSource: Source {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
         let all = texts.withLock { $0 }
         guard index < all.count else { throw .eos }
+        if index > 0 && interval.load(ordering: .relaxed) > 0 { usleep(useconds_t(interval.load(ordering: .relaxed) * 1000)) }
         let buffer = Buffer(string: all[index])
         buffer.pts = UInt64(index) * Gst.second
         buffer.duration = Gst.second
