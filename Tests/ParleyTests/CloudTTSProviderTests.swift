@@ -173,6 +173,28 @@ import Testing
     }
 }
 
+extension CloudTTSProviderTests {
+    @Test func bytesThatAreNotUTF8AndA100KBTextFailTheirResultWithAReason() async throws {
+        let folder = TestSupport.temporaryFolder()
+        let binary = folder.appendingPathComponent("binary.txt"), huge = folder.appendingPathComponent("huge.txt")
+        try Data([0x48, 0x69, 0xFF, 0xFE, 0x00, 0x80]).write(to: binary)
+        try Data(String(repeating: "All work and no play. ", count: 4700).utf8).write(to: huge)
+        for (file, expected) in [(binary, "not valid UTF-8"), (huge, "over the 4096-character limit")] {
+            let pipeline = try Pipeline(launch: """
+                filesrc location=\(file.path) blocksize=200000 ! text/x-raw,format=utf8 ! cloudtts ! parleytestaudiosink name=ttsbytes
+                """)
+            var warnings: [String] = [], statuses: [String] = []
+            try await pipeline.run { event in
+                if case .warning(_, let message, _) = event { warnings.append(message) }
+                if case .elementMessage(_, let structure) = event, structure.name == "parley/tts" { statuses.append(structure["status"]?.string ?? "") }
+            }
+            #expect(statuses == ["failed"], "\(file.lastPathComponent)")
+            #expect(warnings.contains { $0.contains("segment 0") && $0.contains(expected) }, "\(warnings)")
+            #expect(AudioRecordingSink.take("ttsbytes").samples.isEmpty)
+        }
+    }
+}
+
 extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
