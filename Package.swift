@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
-let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "CloudTTS", "EspeakTTS", "EspeakSrc", "TranscriptSink"]
+let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "CloudTTS", "EspeakTTS", "EspeakSrc", "TranscriptSink",
+                      "SessionRecorder"]
 
 /// Which provider targets an element uses.
 let providers: [String: [Target.Dependency]] = [

@@ -2,6 +2,7 @@
 // ParleyElementClassInfo (passed as class_data) and forwards every virtual
 // method to the Swift callbacks in it.
 #include "GstBridge.h"
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC(parley_bridge_debug);
 #define GST_CAT_DEFAULT parley_bridge_debug
@@ -140,6 +141,10 @@ static void common_class_init(gpointer klass, const ParleyElementClassInfo *info
     gst_element_class_add_pad_template(element_class,
         gst_pad_template_new("src_%u", GST_PAD_SRC, GST_PAD_REQUEST,
                              gst_caps_from_string(info->request_src_caps)));
+  for (guint i = 0; i < info->n_request_sinks; i++)
+    gst_element_class_add_pad_template(element_class,
+        gst_pad_template_new(info->request_sink_names[i], GST_PAD_SINK, GST_PAD_REQUEST,
+                             gst_caps_from_string(info->request_sink_caps[i])));
 }
 
 static void common_instance_init(GTypeInstance *instance, gpointer klass) {
@@ -182,7 +187,14 @@ static GstPad *element_request_new_pad(GstElement *element, GstPadTemplate *temp
   (void)caps;
   ParleyInstanceData *data = data_of(element);
   gchar *generated = NULL;
-  if (!name) name = generated = g_strdup_printf("src_%u", data->next_request_pad++);
+  if (!name) {
+    // "text_%u" → "text_3": one counter for all templates keeps names unique.
+    const gchar *pattern = GST_PAD_TEMPLATE_NAME_TEMPLATE(templ);
+    const gchar *percent = strstr(pattern, "%u");
+    if (!percent) return NULL;
+    generated = g_strdup_printf("%.*s%u", (int)(percent - pattern), pattern, data->next_request_pad++);
+    name = generated;
+  }
   GstPad *pad = make_pad(element, templ, name);
   g_free(generated);
   gst_pad_set_active(pad, TRUE);
@@ -201,7 +213,7 @@ static void element_class_init(gpointer klass, gpointer class_data) {
   const ParleyElementClassInfo *info = class_data;
   ((ParleyElementClass *)klass)->info = info;
   common_class_init(klass, info);
-  if (info->request_src_caps) {
+  if (info->request_src_caps || info->n_request_sinks) {
     GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
     element_class->request_new_pad = element_request_new_pad;
     element_class->release_pad = element_release_pad;
@@ -222,6 +234,8 @@ static void element_instance_init(GTypeInstance *instance, gpointer klass) {
     // Elements that push their own caps (format changers) decide caps in Swift.
     gst_element_add_pad(element, data->srcpad);
   }
+  if (info->n_request_sinks && !info->src_caps && !info->request_src_caps)
+    GST_OBJECT_FLAG_SET(element, GST_ELEMENT_FLAG_SINK);
   common_instance_init(instance, klass);
 }
 

@@ -23,6 +23,8 @@ static gboolean speech_meta_init(GstMeta *meta, gpointer params, GstBuffer *buff
   speech->language[0] = '\0';
   speech->speech_end_audio = GST_CLOCK_TIME_NONE;
   memset(speech->stamps, 0, sizeof(speech->stamps));
+  speech->provider[0] = '\0';
+  speech->detail[0] = '\0';
   return TRUE;
 }
 
@@ -40,6 +42,8 @@ static gboolean speech_meta_transform(GstBuffer *dest, GstMeta *meta, GstBuffer 
   memcpy(to->language, from->language, sizeof(to->language));
   to->speech_end_audio = from->speech_end_audio;
   memcpy(to->stamps, from->stamps, sizeof(to->stamps));
+  memcpy(to->provider, from->provider, sizeof(to->provider));
+  memcpy(to->detail, from->detail, sizeof(to->detail));
   return TRUE;
 }
 

@@ -25,6 +25,23 @@ public final class Element: @unchecked Sendable {
             .map { Element(taking: $0) }
     }
 
+    /// Every element inside a bin, at any depth, made by the factory `factoryName`.
+    public func descendants(factory factoryName: String) -> [Element] {
+        let bin = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstBin.self)
+        guard let iterator = gst_bin_iterate_all_by_element_factory_name(bin, factoryName) else { return [] }
+        defer { gst_iterator_free(iterator) }
+        var found: [Element] = []
+        var value = GValue()
+        while gst_iterator_next(iterator, &value) == GST_ITERATOR_OK {
+            if let object = g_value_dup_object(&value) {
+                found.append(Element(taking: object.assumingMemoryBound(to: GstElement.self)))
+            }
+            g_value_reset(&value)
+        }
+        g_value_unset(&value)
+        return found
+    }
+
     // MARK: Properties
 
     /// Reads a property, typed.

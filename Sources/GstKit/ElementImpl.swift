@@ -17,10 +17,14 @@ public struct PadTemplates: Sendable {
     public var src: String?
     /// A "src_%u" request template (fan-out elements).
     public var requestSrc: String?
-    public init(sink: String? = nil, src: String? = nil, requestSrc: String? = nil) {
+    /// Request sink templates, name template ("text_%u") and caps (multi-sinks).
+    public var requestSinks: [(name: String, caps: String)]
+    public init(sink: String? = nil, src: String? = nil, requestSrc: String? = nil,
+                requestSinks: [(name: String, caps: String)] = []) {
         self.sink = sink
         self.src = src
         self.requestSrc = requestSrc
+        self.requestSinks = requestSinks
     }
 }
 

@@ -68,6 +68,9 @@ enum ElementTypeRegistry {
             sink_caps: E.pads.sink.map { permanentCString($0) },
             src_caps: E.pads.src.map { permanentCString($0) },
             request_src_caps: E.pads.requestSrc.map { permanentCString($0) },
+            n_request_sinks: guint(E.pads.requestSinks.count),
+            request_sink_names: permanentCStrings(E.pads.requestSinks.map(\.name)),
+            request_sink_caps: permanentCStrings(E.pads.requestSinks.map(\.caps)),
             n_properties: guint(specs.count),
             properties: paramSpecs,
             source_is_live: live ? 1 : 0,
@@ -76,6 +79,13 @@ enum ElementTypeRegistry {
             type_context: Unmanaged.passRetained(ElementTypeBox(type)).toOpaque()))
         return info
     }
+}
+
+/// A C array of C strings that lives as long as the process (class data).
+private func permanentCStrings(_ strings: [String]) -> UnsafePointer<UnsafePointer<gchar>?> {
+    let array = UnsafeMutablePointer<UnsafePointer<gchar>?>.allocate(capacity: max(1, strings.count))
+    for (index, string) in strings.enumerated() { array[index] = permanentCString(string) }
+    return UnsafePointer(array)
 }
 
 /// Opens the existential to build the kind's driver for a new instance.

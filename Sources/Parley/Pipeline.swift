@@ -127,6 +127,9 @@ public final class Pipeline: @unchecked Sendable {
     /// a typed handle with typed properties.
     public func element(named name: String) -> GstKit.Element? { pipeline.child(named: name) }
 
+    /// Every element made by `factory` (e.g. "sessionrecorder"), at any depth.
+    public func elements(factory: String) -> [GstKit.Element] { pipeline.descendants(factory: factory) }
+
     /// Sets a property from its string form, as gst-launch would.
     public func set(_ property: String, of elementName: String, to value: String) throws(PipelineError) {
         guard let element = element(named: elementName) else { throw .noSuchElement(elementName) }

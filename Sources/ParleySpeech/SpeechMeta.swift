@@ -21,6 +21,12 @@ public struct SpeechMeta: Sendable, Equatable {
     public var speechEndAudioTime: UInt64
     /// CLOCK_MONOTONIC nanoseconds, 0 where the stage has not stamped.
     public var stamps: [LatencyStamp: UInt64]
+    /// Who served the stage that made this buffer ("local (apertium eng-spa)"); empty when unknown.
+    /// At most 63 bytes travel.
+    public var provider = ""
+    /// Why a failed or skipped result is not final (the element's warning); empty otherwise.
+    /// At most 191 bytes travel.
+    public var detail = ""
 
     public init(segmentID: UInt64, status: SpeechStatus = .final, language: String = "",
                 speechEndAudioTime: UInt64 = Gst.clockTimeNone, stamps: [LatencyStamp: UInt64] = [:]) {
@@ -48,14 +54,17 @@ extension Buffer {
                 stamps[stage] = values[stage.rawValue]
             }
         }
-        let language = withUnsafeBytes(of: meta.pointee.language) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
         }
+        let language = text(meta.pointee.language)
         var value = SpeechMeta(segmentID: UInt64(meta.pointee.segment_id),
                                status: SpeechStatus(rawValue: meta.pointee.status) ?? .final,
                                language: language, speechEndAudioTime: UInt64(meta.pointee.speech_end_audio),
                                stamps: stamps)
         value.revision = UInt32(meta.pointee.revision)
+        value.provider = text(meta.pointee.provider)
+        value.detail = text(meta.pointee.detail)
         return value
     }
 
@@ -66,11 +75,16 @@ extension Buffer {
         meta.pointee.status = value.status.rawValue
         meta.pointee.revision = guint(value.revision)
         meta.pointee.speech_end_audio = GstClockTime(value.speechEndAudioTime)
-        withUnsafeMutableBytes(of: &meta.pointee.language) { raw in
+        func store(_ text: String, in raw: UnsafeMutableRawBufferPointer) {
             raw.initializeMemory(as: UInt8.self, repeating: 0)
-            let bytes = Array(value.language.utf8.prefix(raw.count - 1))
+            // Cut at a character boundary: the reader decodes UTF-8.
+            var bytes = Array(text.utf8.prefix(raw.count - 1))
+            while !bytes.isEmpty && String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
             raw.copyBytes(from: bytes)
         }
+        withUnsafeMutableBytes(of: &meta.pointee.language) { store(value.language, in: $0) }
+        withUnsafeMutableBytes(of: &meta.pointee.provider) { store(value.provider, in: $0) }
+        withUnsafeMutableBytes(of: &meta.pointee.detail) { store(value.detail, in: $0) }
         withUnsafeMutableBytes(of: &meta.pointee.stamps) { raw in
             let values = raw.bindMemory(to: UInt64.self)
             for stage in LatencyStamp.allCases { values[stage.rawValue] = value.stamps[stage] ?? 0 }

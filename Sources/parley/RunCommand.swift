@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Parley
+import enum ParleyCore.Session
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +21,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let overrides = try parseAssignments(assignments)
-        guard let (_, launch) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
+        guard let (parsed, launch) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
         let pipeline: Pipeline
         do {
             pipeline = try Pipeline(launch: launch)
@@ -28,6 +29,15 @@ struct RunCommand: AsyncParsableCommand {
             printError("\(file): error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)
         }
+        // A recorded session says which file and variables made it (secrets are left out by the recorder).
+        var variables: [String: String] = [:]
+        for variable in parsed.variables { variables[variable.name] = overrides[variable.name] ?? variable.defaultValue }
+        for recorder in pipeline.elements(factory: "sessionrecorder") {
+            try? recorder.setProperty("pipeline", .string(file))
+            try? recorder.setProperty("variables", .string(variables.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value.replacingOccurrences(of: ";", with: ","))" }.joined(separator: ";")))
+        }
+        var sessions: [String] = []
         let status = StatusLine(enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let interrupts = InterruptHandler(pipeline: pipeline, status: status)
         defer { interrupts.cancel() }
@@ -51,6 +61,11 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove("\(source): \(message)")
                 case .warning(let source, let message, _):
                     status.printAbove("warning: \(source): \(message)")
+                case .elementMessage(_, let structure) where structure.name == "parley/session":
+                    if structure["event"]?.string == "ended", let location = structure["location"]?.string {
+                        sessions.append(location)
+                        status.printAbove("session: \(structure["segments"]?.int ?? 0) segments, \(structure["failures"]?.int ?? 0) failed, in \(location)")
+                    }
                 case .fallback(let move):
                     status.printAbove("fallback: \(move.source): segment \(move.segmentID): \(move.from) → \(move.to.isEmpty ? "none left" : move.to): \(move.reason)")
                 default:
@@ -65,6 +80,13 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.pipelineFailed)
         }
         status.finish()
+        for location in sessions {
+            let folder = URL(fileURLWithPath: location)
+            let parent = folder.deletingLastPathComponent().standardizedFileURL.path
+            let dir = parent == Session.defaultRoot().standardizedFileURL.path ? "" : "--dir \(parent) "
+            print("replay: parley sessions \(dir)play \(folder.lastPathComponent)")
+            print("read:   parley sessions \(dir)show \(folder.lastPathComponent)")
+        }
         if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
     }
 }

@@ -112,6 +112,8 @@ extension CloudSTTElement {
         buffer.duration = segment.duration
         var meta = SpeechMeta(segmentID: segment.id, status: status, language: language,
                               speechEndAudioTime: segment.speechEnd ?? Gst.clockTimeNone, stamps: stamps)
+        meta.provider = provider
+        meta.detail = warning ?? ""
         if let decided = segment.decidedAt { meta.stamp(.speechEnd, at: decided) }
         meta.stamp(.resultComplete)
         buffer.setSpeechMeta(meta)

@@ -104,7 +104,10 @@ extension CloudTTSElement {
                             let first = state.samples == 0
                             state.samples += UInt64(samples.count)
                             buffer.duration = state.samples * Gst.second / UInt64(rate) - buffer.pts
-                            if first { state.meta.stamp(.firstAudioOut) }
+                            if first {
+                                state.meta.stamp(.firstAudioOut)
+                                state.meta.provider = synthesizer.name
+                            }
                             buffer.setSpeechMeta(state.meta)
                             return (buffer, first, state.meta)
                         }

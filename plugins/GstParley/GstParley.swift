@@ -5,6 +5,7 @@ import CloudSTT
 import CloudTTS
 import EspeakSrc
 import EspeakTTS
+import SessionRecorder
 import StreamTranslator
 import TranscriptSink
 import VADSegmenter
@@ -18,6 +19,7 @@ public let parleyElements: [any ElementImpl.Type] = [
     EspeakTTSElement.self,
     EspeakSrcElement.self,
     TranscriptSinkElement.self,
+    SessionRecorderElement.self,
 ]
 
 /// Registers every Parley element with `plugin` (nil: in-process).

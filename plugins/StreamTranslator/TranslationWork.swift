@@ -188,6 +188,7 @@ extension StreamTranslatorElement {
         counters.count(status)
         var meta = segment.meta
         meta.stamp(.resultComplete)
+        meta.detail = warning ?? ""
         let message = translationMessage(segment, text: text, status: status, source: source, sourceText: "",
                                          settings: settings, provider: "", meta: meta)
         return StageOutput(buffers: [outputBuffer(segment, text: text, status: status, language: settings.targetLanguage, meta: meta)],
@@ -207,6 +208,7 @@ extension StreamTranslatorElement {
         counters.count(.final)
         var meta = meta
         meta.stamp(.resultComplete)
+        meta.provider = provider
         var messages = [translationMessage(segment, text: text, status: .final, source: source, sourceText: sourceText,
                                            settings: settings, provider: provider, meta: meta)]
         var fields: [(String, PropertyValue)] = [("segment-id", .uint64(meta.segmentID)), ("stage", .string("translate"))]

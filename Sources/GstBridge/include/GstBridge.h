@@ -61,6 +61,12 @@ typedef struct {
   const gchar *sink_caps;     ///< NULL: no sink pad
   const gchar *src_caps;      ///< NULL: no always src pad
   const gchar *request_src_caps; ///< NULL: no "src_%u" request template
+  /// Request sink templates ("text_%u", "audio_%u", ...) and their caps, for
+  /// elements that end several streams (PARLEY_KIND_ELEMENT). With no src
+  /// pad the element is flagged as a sink: the bin waits for its EOS message.
+  guint n_request_sinks;
+  const gchar *const *request_sink_names;
+  const gchar *const *request_sink_caps;
   guint n_properties;
   GParamSpec **properties;    ///< property ids are index + 1
   gboolean source_is_live;    ///< PARLEY_KIND_SOURCE only
@@ -147,6 +153,8 @@ typedef struct {
   gchar language[36];               ///< BCP-47, NUL-terminated, "" = unknown
   GstClockTime speech_end_audio;    ///< speech end in the audio's own time (ns)
   guint64 stamps[PARLEY_STAMP_COUNT];
+  gchar provider[64];               ///< who served the stage that made this buffer, "" = unknown
+  gchar detail[192];                ///< why a failed/skipped result is not final, "" otherwise
 } ParleySpeechMeta;
 
 GType parley_speech_meta_api_get_type(void);

@@ -1,0 +1,213 @@
+import Foundation
+
+/// A recorded session's folder, as `sessionrecorder` writes it and
+/// `parley sessions` reads it:
+///
+///     session.json                 SessionInfo
+///     session.jsonl                one SegmentRecord per line, appended as segments finish
+///     source.srt, source.vtt       the source transcript
+///     translation.<lang>.srt/.vtt  each translation
+///     audio/0007.es.wav            the spoken output, one file per utterance
+///
+/// A later line for the same segment supersedes an earlier one (a result
+/// that grew after it was first written). A torn last line (the writer was
+/// killed mid-line) is dropped on read.
+public enum Session {
+    public static let infoFile = "session.json"
+    public static let logFile = "session.jsonl"
+
+    /// `$XDG_DATA_HOME/parley/sessions`, else `~/.local/share/parley/sessions`.
+    public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
+        return data.appendingPathComponent("parley/sessions")
+    }
+
+    /// A new session's id: its start time and a random suffix ("20261123-193012-4f2a").
+    public static func newID(at date: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return formatter.string(from: date) + "-" + String(UInt16.random(in: 0...UInt16.max), radix: 16)
+    }
+
+    /// Variables as they may be written down: anything that looks like a secret is left out.
+    public static func publicVariables(_ variables: [String: String]) -> [String: String] {
+        variables.filter { name, value in
+            let upper = name.uppercased()
+            let secretName = ["KEY", "TOKEN", "SECRET", "PASSWORD"].contains { upper.contains($0) } && !upper.hasSuffix("_ENV")
+            return !secretName && Redaction.redact(value) == value
+        }
+    }
+
+    /// Writes `data` to `url` through a temporary file and a rename: a reader
+    /// (or a crash) sees the old file or the new one, never half of one.
+    public static func writeAtomically(_ data: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        try data.write(to: temporary)
+        _ = rename(temporary.path, url.path)
+    }
+}
+
+/// `session.json`.
+public struct SessionInfo: Codable, Sendable, Equatable {
+    public var id: String
+    /// ISO 8601, UTC.
+    public var started: String
+    public var ended: String?
+    /// Seconds of input covered (the last segment's end), once ended.
+    public var duration: Double?
+    public var pipeline: String
+    /// The pipeline's variables, secrets left out.
+    public var variables: [String: String]
+    public var languages: [String]
+    public var providers: [String]
+    public var segments: Int
+    public var failures: Int
+
+    public init(id: String, started: String, pipeline: String, variables: [String: String]) {
+        self.id = id
+        self.started = started
+        self.pipeline = pipeline
+        self.variables = variables
+        languages = []
+        providers = []
+        segments = 0
+        failures = 0
+    }
+}
+
+/// One text result of a segment: the source transcript or a translation.
+public struct SessionText: Codable, Sendable, Equatable {
+    public var text: String
+    public var language: String
+    /// final, failed or skipped.
+    public var status: String
+    public var provider: String?
+    /// Why it is not final.
+    public var reason: String?
+
+    public init(text: String, language: String, status: String, provider: String? = nil, reason: String? = nil) {
+        self.text = text
+        self.language = language
+        self.status = status
+        self.provider = provider
+        self.reason = reason
+    }
+}
+
+/// One line of `session.jsonl`: a segment and everything the pipeline made of it.
+public struct SegmentRecord: Codable, Sendable, Equatable {
+    public var segment: UInt64
+    /// Seconds on the input's timeline.
+    public var start: Double
+    public var end: Double
+    /// final when every stage's result is; else the first stage's status that is not.
+    public var status: String
+    public var reason: String?
+    public var source: SessionText?
+    public var translations: [SessionText]
+    /// Audio files, relative to the session folder.
+    public var audio: [String]
+    /// Who spoke each audio file, in order.
+    public var voices: [String]
+    /// From the end of speech to each stage's result: transcript-ms, translation-ms, first-audio-ms.
+    public var latencyMs: [String: Double]
+
+    enum CodingKeys: String, CodingKey {
+        case segment, start, end, status, reason, source, translations, audio, voices
+        case latencyMs = "latency-ms"
+    }
+
+    public init(segment: UInt64, start: Double, end: Double) {
+        self.segment = segment
+        self.start = start
+        self.end = end
+        status = "final"
+        translations = []
+        audio = []
+        voices = []
+        latencyMs = [:]
+    }
+}
+
+/// A session folder on disk, read back.
+public struct SessionFolder: Sendable {
+    public var url: URL
+    public var info: SessionInfo?
+    public var records: [SegmentRecord]
+    /// The last line was cut short (the writer was killed) and was dropped.
+    public var tornLine: Bool
+
+    public var id: String { info?.id ?? url.lastPathComponent }
+
+    public init(url: URL) {
+        self.url = url
+        info = (try? Data(contentsOf: url.appendingPathComponent(Session.infoFile)))
+            .flatMap { try? JSONDecoder().decode(SessionInfo.self, from: $0) }
+        (records, tornLine) = Self.readLog(url.appendingPathComponent(Session.logFile))
+    }
+
+    /// The records, the last line per segment winning, in segment order.
+    static func readLog(_ url: URL) -> ([SegmentRecord], Bool) {
+        guard let data = try? Data(contentsOf: url) else { return ([], false) }
+        var bySegment: [UInt64: SegmentRecord] = [:]
+        var torn = false
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for line in lines where !line.isEmpty {
+            guard let record = try? JSONDecoder().decode(SegmentRecord.self, from: Data(line)) else {
+                // Only the last line can be torn (lines are written whole, then synced); any bad line is skipped and said.
+                torn = true
+                continue
+            }
+            bySegment[record.segment] = record
+        }
+        return (bySegment.values.sorted { $0.segment < $1.segment }, torn)
+    }
+
+    /// Every session under `root`, newest first.
+    public static func all(in root: URL) -> [SessionFolder] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return names.sorted(by: >).compactMap { name in
+            let url = root.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.appendingPathComponent(Session.infoFile).path) else { return nil }
+            return SessionFolder(url: url)
+        }
+    }
+}
+
+/// SubRip and WebVTT from timed lines.
+public enum Subtitles {
+    public struct Cue: Sendable {
+        public var start: Double
+        public var end: Double
+        public var text: String
+        public init(start: Double, end: Double, text: String) {
+            self.start = start
+            self.end = end
+            self.text = text
+        }
+    }
+
+    public static func srt(_ cues: [Cue]) -> String {
+        cues.enumerated().map { index, cue in
+            "\(index + 1)\n\(time(cue.start, ",")) --> \(time(cue.end, ","))\n\(clean(cue.text))\n"
+        }.joined(separator: "\n")
+    }
+
+    public static func vtt(_ cues: [Cue]) -> String {
+        "WEBVTT\n\n" + cues.map { "\(time($0.start, ".")) --> \(time($0.end, "."))\n\(clean($0.text))\n" }.joined(separator: "\n")
+    }
+
+    static func time(_ seconds: Double, _ separator: Character) -> String {
+        SubtitleTime.format(milliseconds: Int((seconds * 1000).rounded()), separator: separator)
+    }
+
+    /// A cue's text may not hold a blank line (it would end the cue) or "-->".
+    static func clean(_ text: String) -> String {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let joined = lines.joined(separator: "\n").replacingOccurrences(of: "-->", with: "→")
+        return joined.isEmpty ? "…" : joined
+    }
+}
