@@ -200,7 +200,7 @@ public enum Subtitles {
         "WEBVTT\n\n" + cues.map { "\(time($0.start, ".")) --> \(time($0.end, "."))\n\(clean($0.text))\n" }.joined(separator: "\n")
     }
 
-    static func time(_ seconds: Double, _ separator: Character) -> String {
+    public static func time(_ seconds: Double, _ separator: Character) -> String {
         SubtitleTime.format(milliseconds: Int((seconds * 1000).rounded()), separator: separator)
     }
 

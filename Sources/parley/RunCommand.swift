@@ -84,8 +84,8 @@ struct RunCommand: AsyncParsableCommand {
             let folder = URL(fileURLWithPath: location)
             let parent = folder.deletingLastPathComponent().standardizedFileURL.path
             let dir = parent == Session.defaultRoot().standardizedFileURL.path ? "" : "--dir \(parent) "
-            print("replay: parley sessions \(dir)play \(folder.lastPathComponent)")
-            print("read:   parley sessions \(dir)show \(folder.lastPathComponent)")
+            print("replay: parley sessions play \(dir)\(folder.lastPathComponent)")
+            print("read:   parley sessions show \(dir)\(folder.lastPathComponent)")
         }
         if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyTestSupport
 import Testing
 
@@ -48,9 +49,11 @@ import Testing
         let transcript = folder.appendingPathComponent("transcript.srt").path
         let spoken = folder.appendingPathComponent("spoken.wav").path
         let translation = folder.appendingPathComponent("translation.srt").path
+        let session = folder.appendingPathComponent("sessions/first")
         let result = try await TestSupport.run(TestSupport.parleyExecutable, [
             "run", root.appendingPathComponent("pipelines/main.pipeline").path,
             "--set", "TRANSCRIPT=\(transcript)", "--set", "SPOKEN=\(spoken)", "--set", "TRANSLATION=\(translation)",
+            "--set", "SESSION=\(session.path)",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.components(separatedBy: "\n")
@@ -65,5 +68,36 @@ import Testing
         #expect(srt.contains("00:00:00,000 --> "))
         let size = (try FileManager.default.attributesOfItem(atPath: spoken)[.size] as? Int) ?? 0
         #expect(size > 22_050 * 2 * 5, "at least 5 s of Spanish speech spoken")
+
+        // The session: one line per utterance in order, subtitles, a WAV per spoken utterance, read back by the CLI.
+        #expect(result.stdout.contains("replay: parley sessions play --dir \(session.deletingLastPathComponent().path) first"), "\(result.stdout)")
+        let recorded = SessionFolder(url: session)
+        #expect(recorded.records.map(\.segment) == [0, 1, 2] && !recorded.tornLine)
+        #expect(recorded.info?.segments == 3 && recorded.info?.ended != nil && recorded.info?.pipeline.hasSuffix("main.pipeline") == true)
+        for record in recorded.records {
+            #expect(record.status == "final" && record.source?.language == "en" && record.translations.first?.language == "es")
+            #expect(SpanishCheck.isSpanish(record.translations.first?.text ?? ""), "\(record.translations)")
+            let wav = try WAVDecoder.decode(try Data(contentsOf: session.appendingPathComponent(try #require(record.audio.first))))
+            let seconds = Double(wav.samples.count) / Double(wav.rate)
+            #expect(seconds > 1 && seconds < 2 * (record.end - record.start) + 2, "segment \(record.segment): \(seconds) s")
+            #expect(wav.samples.contains { abs(Int($0)) > 2000 }, "not silent")
+        }
+        for name in ["source.srt", "translation.es.srt", "source.vtt", "translation.es.vtt"] {
+            let text = try String(contentsOf: session.appendingPathComponent(name), encoding: .utf8)
+            #expect(SubtitleCheck.cues(text).count == 3, "\(name) parses into three cues: \(text)")
+        }
+        let dir = ["--dir", session.deletingLastPathComponent().path]
+        let list = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "list"] + dir)
+        #expect(list.stdout.contains("first") && list.stdout.contains("en,es"), "\(list.stdout)")
+        let show = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "show", "fir"] + dir)
+        #expect(show.stdout.contains("young man") && show.stdout.contains("→ es: "), "\(show.stdout)")
+        let export = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "export", "first", "--format", "vtt", "--language", "es"] + dir)
+        #expect(SubtitleCheck.cues(export.stdout).count == 3 && export.stdout.hasPrefix("WEBVTT"))
+        let replay = folder.appendingPathComponent("replay.wav")
+        let play = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "play", "first", "1", "--to", replay.path] + dir)
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(try WAVDecoder.decode(try Data(contentsOf: replay)).samples.count > 22_050)
+        let typo = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "show", "frist"] + dir)
+        #expect(typo.status != 0 && typo.stderr.contains("did you mean first?"), "\(typo.stderr)")
     }
 }

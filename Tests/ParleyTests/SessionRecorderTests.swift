@@ -1,0 +1,84 @@
+import Foundation
+import Parley
+import ParleyCore
+import ParleyTestSupport
+import Testing
+
+/// sessionrecorder in real pipelines: every segment recorded with its
+/// status, and what was written before a SIGKILL still readable.
+@Suite struct SessionRecorderTests {
+    init() { Parley.register(testElements) }
+
+    @Test func skippedAndFailedResultsAreRecordedWithTheirReasonNeverDropped() async throws {
+        let folder = TestSupport.temporaryFolder().appendingPathComponent("session")
+        let long = String(repeating: "word ", count: 1000)
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="The young man went home.| |\(long)|Good night." spacing-ms=2000 ! tee name=texts
+            texts. ! queue ! rec.transcript_0
+            texts. ! queue ! streamtranslator source-language=en target-language=es cache=false ! tee name=tr
+            tr. ! queue ! rec.translation_0
+            tr. ! queue ! cloudtts ! rec.audio_0
+            sessionrecorder name=rec location=\(folder.path)
+            """)
+        try await pipeline.run()
+        let session = SessionFolder(url: folder)
+        #expect(session.records.map(\.segment) == [0, 1, 2, 3])
+        #expect(session.records.map(\.status) == ["final", "skipped", "final", "final"], "\(session.records.map(\.status))")
+        #expect(session.records[1].reason?.contains("empty") == true, "\(String(describing: session.records[1].reason))")
+        // The long text translates; speaking it is refused, and that is said on its audio side.
+        #expect(session.records[0].audio == ["audio/0000.es.wav"] && session.records[2].audio.isEmpty && session.records[3].audio.count == 1)
+        #expect(session.records[0].translations.first?.provider == "local (apertium eng-spa)")
+        #expect(session.records[0].voices == ["local (espeak-ng)"])
+        #expect(session.records[0].start == 0 && session.records[3].start == 6)
+        #expect(session.info?.segments == 4)
+    }
+
+    @Test func aSessionKilledMidwayIsStillReadable() async throws {
+        let scratch = TestSupport.temporaryFolder()
+        let session = scratch.appendingPathComponent("killed")
+        let file = scratch.appendingPathComponent("slow.pipeline")
+        // The three LibriVox clips at real-time speed: about 14 s, killed once the first segment is written.
+        try """
+            #@ description Translate and speak in real time, recording a session
+            #@ var SESSION=  where
+            concat name=recording ! identity sync=true ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=16000
+              ! vadsegmenter silence-duration-ms=200 ! cloudstt local-engine=pocketsphinx ! tee name=stt
+            stt. ! queue ! rec.transcript_0
+            stt. ! queue ! streamtranslator target-language=es ! tee name=tr
+            tr. ! queue ! rec.translation_0
+            tr. ! queue ! cloudtts ! rec.audio_0
+            sessionrecorder name=rec location=${SESSION}
+            filesrc location=\(SpeechFixtures.librivox)/sense_and_sensibility_01_austen_64kb-0880.wav ! wavparse ! recording.
+            filesrc location=\(SpeechFixtures.librivox)/sense_and_sensibility_01_austen_64kb-0890.wav ! wavparse ! recording.
+            filesrc location=\(SpeechFixtures.librivox)/sense_and_sensibility_01_austen_64kb-0920.wav ! wavparse ! recording.
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let child = try ChildProcess(executable: TestSupport.parleyExecutable,
+                                     arguments: ["run", file.path, "--quiet", "--set", "SESSION=\(session.path)"])
+        let log = session.appendingPathComponent("session.jsonl")
+        var waited = 0
+        while waited < 600, ((try? Data(contentsOf: log))?.count ?? 0) == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        kill(child.pid, SIGKILL)
+        await onThread { child.terminate() }
+        let recorded = SessionFolder(url: session)
+        #expect(recorded.records.count >= 1 && recorded.records.count < 3, "killed mid-way: \(recorded.records.count) segments")
+        #expect(recorded.records.first?.segment == 0 && recorded.info?.ended == nil)
+        for name in ["source.srt", "translation.es.srt"] {
+            let text = try String(contentsOf: session.appendingPathComponent(name), encoding: .utf8)
+            #expect(SubtitleCheck.cues(text).count == recorded.records.count, "\(name): \(text)")
+        }
+        for record in recorded.records {
+            for audio in record.audio {
+                let data = try Data(contentsOf: session.appendingPathComponent(audio))
+                let wav = try WAVDecoder.decode(data)
+                #expect(wav.samples.count * 2 + 44 == data.count, "\(audio) is complete")
+            }
+        }
+        let show = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "show", "killed", "--dir", scratch.path])
+        #expect(show.status == 0 && show.stdout.contains("[0] "), "\(show.stdout) \(show.stderr)")
+        let list = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "list", "--dir", scratch.path])
+        #expect(list.stdout.contains("(unfinished)"))
+    }
+}
