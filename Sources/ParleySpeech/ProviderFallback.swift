@@ -60,7 +60,7 @@ public enum ProviderFallback {
     /// The usable providers of a chain, built at NULL→READY by `make`, and
     /// why the others are unusable. No usable provider is an error listing
     /// each one's reason.
-    public static func build<Member>(_ positions: [ChainPosition],
+    static func build<Member>(_ positions: [ChainPosition],
                                      make: (ChainPosition) throws -> Member) throws(ElementMessageText) -> (members: [Member], unusable: [String]) {
         var members: [Member] = []
         var unusable: [String] = []
@@ -76,8 +76,25 @@ public enum ProviderFallback {
         return (members, unusable)
     }
 
+    /// What an element's NULL→READY does with its chain properties: parse
+    /// them, make each usable provider with `make`, warn about the ones left
+    /// out, and set up the chain's breakers. Returns the members with their positions.
+    public static func assemble<Member>(provider: String, baseURL: String, model: String, apiKeyEnv: String,
+                                        more: [(property: String, value: String)] = [], known: [EnumValue],
+                                        settings: Settings, element: ElementHandle, name: (Member) -> String,
+                                        make: (ChainPosition) throws -> Member) throws(ElementMessageText)
+        -> (members: [(position: ChainPosition, member: Member)], chain: FallbackChain) {
+        let chainPositions = try positions(provider: provider, baseURL: baseURL, model: model, apiKeyEnv: apiKeyEnv,
+                                           more: more, known: known)
+        let (members, unusable) = try build(chainPositions) { position in (position, try make(position)) }
+        for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
+        let chain = FallbackChain(names: members.map { name($0.1) }, breakerFailures: settings.breakerFailures,
+                                  breakerCooldownMs: settings.breakerCooldownMs)
+        return (members.map { (position: $0.0, member: $0.1) }, chain)
+    }
+
     /// Parses the chain properties, as a settings error naming the property.
-    public static func positions(provider: String, baseURL: String, model: String, apiKeyEnv: String,
+    static func positions(provider: String, baseURL: String, model: String, apiKeyEnv: String,
                                  more: [(property: String, value: String)] = [],
                                  known: [EnumValue]) throws(ElementMessageText) -> [ChainPosition] {
         do {

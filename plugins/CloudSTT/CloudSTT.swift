@@ -248,19 +248,18 @@ public final class CloudSTTElement: AsyncTransform {
         let element = element
         let closed = closed
         closed.set(false)
-        let positions = try ProviderFallback.positions(provider: current.provider, baseURL: current.baseURL, model: current.model,
-                                                       apiKeyEnv: current.apiKeyEnv, known: STTProvider.values)
         let environment = ProcessInfo.processInfo.environment
-        let (members, unusable) = try ProviderFallback.build(positions) { position in
+        let (made, chain) = try ProviderFallback.assemble(
+            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
+            known: STTProvider.values, settings: current.fallback, element: element,
+            name: { (transcriber: any Transcriber) in transcriber.name }
+        ) { position in
             try STTProvider(rawValue: position.provider)!.makeTranscriber(position, settings: current, environment: environment) {
                 guard !closed.isSet else { return }
                 Self.report($0, to: element)
             }
         }
-        let chain = FallbackChain(names: members.map(\.name), breakerFailures: current.fallback.breakerFailures,
-                                  breakerCooldownMs: current.fallback.breakerCooldownMs)
-        transcribers.withLock { $0 = Transcribers(members: members, chain: chain) }
-        for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
+        transcribers.withLock { $0 = Transcribers(members: made.map(\.member), chain: chain) }
         element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then "))"))
     }
 

@@ -203,17 +203,16 @@ public final class CloudTTSElement: AsyncTransform {
 
     public func open() throws(ElementMessageText) {
         let current = settings.withLock { $0 }
-        let positions = try ProviderFallback.positions(
-            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
-            more: [("voice", current.voice)], known: TTSProvider.values)
         let environment = ProcessInfo.processInfo.environment
-        let (members, unusable) = try ProviderFallback.build(positions) { position in
+        let (made, chain) = try ProviderFallback.assemble(
+            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
+            more: [("voice", current.voice)], known: TTSProvider.values, settings: current.fallback, element: element,
+            name: { (synthesizer: any SpeechSynthesizer) in synthesizer.name }
+        ) { position in
             try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment)
         }
-        let chain = FallbackChain(names: members.map(\.name), breakerFailures: current.fallback.breakerFailures,
-                                  breakerCooldownMs: current.fallback.breakerCooldownMs)
+        let members = made.map(\.member)
         speakers.withLock { $0 = Speakers(members: members, chain: chain) }
-        for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
         element.postInfo(ElementMessageText("provider \(members.map { "\($0.name) at \($0.rate) Hz" }.joined(separator: ", then "))"))
     }
 

@@ -232,19 +232,18 @@ public final class StreamTranslatorElement: AsyncTransform {
                             debug: "property target-language")
         }
         let source = Self.sourceLanguage(current, meta: nil)
-        let positions = try ProviderFallback.positions(provider: current.provider, baseURL: current.baseURL, model: current.model,
-                                                       apiKeyEnv: current.apiKeyEnv, known: TranslatorProvider.values)
         let environment = ProcessInfo.processInfo.environment
-        let (members, unusable) = try ProviderFallback.build(positions) { position in
-            (position, try TranslatorProvider(rawValue: position.provider)!
-                .makeTranslator(position, settings: current, sourceLanguage: source, environment: environment))
+        let (made, chain) = try ProviderFallback.assemble(
+            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
+            known: TranslatorProvider.values, settings: current.fallback, element: element,
+            name: { (translator: any TextTranslator) in translator.name }
+        ) { position in
+            try TranslatorProvider(rawValue: position.provider)!
+                .makeTranslator(position, settings: current, sourceLanguage: source, environment: environment)
         }
-        let chain = FallbackChain(names: members.map(\.1.name), breakerFailures: current.fallback.breakerFailures,
-                                  breakerCooldownMs: current.fallback.breakerCooldownMs)
         translators.withLock {
-            $0 = Translators(positions: members.map(\.0), chain: chain, made: [source: members.map(\.1)])
+            $0 = Translators(positions: made.map(\.position), chain: chain, made: [source: made.map(\.member)])
         }
-        for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
         element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then ")), \(source) to \(current.targetLanguage)"))
     }
 
