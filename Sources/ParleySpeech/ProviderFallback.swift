@@ -112,10 +112,16 @@ public enum ProviderFallback {
         ])
     }
 
-    /// What the element posts when a chain's provider is skipped for good.
-    public static func disabledWarning(_ chain: FallbackChain, _ index: Int, keyVariable: String?) -> ElementMessageText {
-        let reason = chain.disabledReason(index) ?? "it failed"
-        let key = keyVariable.map { " (key from \($0))" } ?? ""
-        return ElementMessageText("provider \(chain.names[index])\(key) is skipped for the rest of the run: \(reason)")
+    /// What `element` says, once, when a run disabled providers of its chain
+    /// (naming each key's variable, never the key); nil when it disabled none.
+    public static func disabledWarning(_ chain: FallbackChain, _ disabled: [Int], element: String,
+                                       keyVariable: (Int) -> String?) -> ElementMessageText? {
+        guard !disabled.isEmpty else { return nil }
+        let texts = disabled.map { index in
+            let reason = chain.disabledReason(index) ?? "it failed"
+            let key = keyVariable(index).map { " (key from \($0))" } ?? ""
+            return "provider \(chain.names[index])\(key) is skipped for the rest of the run: \(reason)"
+        }
+        return ElementMessageText("\(element): " + texts.joined(separator: "; "))
     }
 }

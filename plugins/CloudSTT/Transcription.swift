@@ -92,12 +92,9 @@ extension CloudSTTElement {
 
     /// A provider the chain gave up on for the rest of the run, said once (when it happens).
     static func disabledWarning(_ transcribers: Transcribers, _ disabled: [Int], element: String) -> ElementMessageText? {
-        guard !disabled.isEmpty else { return nil }
-        let texts = disabled.map { index in
-            ProviderFallback.disabledWarning(transcribers.chain, index,
-                                             keyVariable: (transcribers.members[index] as? OpenAICompatibleTranscriber)?.service.keyVariable).text
+        ProviderFallback.disabledWarning(transcribers.chain, disabled, element: element) {
+            (transcribers.members[$0] as? OpenAICompatibleTranscriber)?.service.keyVariable
         }
-        return ElementMessageText("\(element): " + texts.joined(separator: "; "))
     }
 
     /// The one result a segment produces: a text buffer with its meta, the

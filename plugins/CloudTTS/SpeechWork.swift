@@ -168,9 +168,7 @@ extension CloudTTSElement {
 
     /// A provider the chain gave up on for the rest of the run, said once (when it happens).
     func disabledWarning(_ speakers: Speakers, _ disabled: [Int]) -> ElementMessageText? {
-        guard !disabled.isEmpty else { return nil }
-        let texts = disabled.map { ProviderFallback.disabledWarning(speakers.chain, $0, keyVariable: speakers.members[$0].keyVariable).text }
-        return ElementMessageText("\(element.name): " + texts.joined(separator: "; "))
+        ProviderFallback.disabledWarning(speakers.chain, disabled, element: element.name) { speakers.members[$0].keyVariable }
     }
 
     static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double) -> Structure {

@@ -155,9 +155,7 @@ extension StreamTranslatorElement {
 
     /// A provider the chain gave up on for the rest of the run, said once (when it happens).
     func disabledWarning(_ chain: FallbackChain, _ disabled: [Int]) -> ElementMessageText? {
-        guard !disabled.isEmpty else { return nil }
-        let texts = disabled.map { ProviderFallback.disabledWarning(chain, $0, keyVariable: keyOrigin($0)?.variable).text }
-        return ElementMessageText("\(element.name): " + texts.joined(separator: "; "))
+        ProviderFallback.disabledWarning(chain, disabled, element: element.name) { keyOrigin($0)?.variable }
     }
 
     /// Which variable a remote provider's key came from, and its host: named in errors, never the key.
