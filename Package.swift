@@ -94,7 +94,7 @@ let package = Package(
         // A real HTTP server for the faults real providers will not produce on demand.
         // Test helpers: a scripted HTTP server for faults, subprocess runners, speech fixtures.
         .target(name: "ParleyTestSupport", dependencies: ["ParleyCore"], path: "Tests/ParleyTestSupport"),
-        .testTarget(name: "CLITests", dependencies: ["ParleyTestSupport"], path: "Tests/CLITests"),
+        .testTarget(name: "CLITests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/CLITests"),
         .testTarget(name: "ServerTests", dependencies: ["Parley", "ParleyCore", "ParleyTestSupport"], path: "Tests/ServerTests"),
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),

@@ -51,7 +51,7 @@ public final class ChildProcess: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        let status = ProcessEnvironment.whileSpawning { posix_spawn(&child, executable, &actions, nil, argv, environ) }
         close(toChild[0])
         close(fromChild[1])
         guard status == 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyTestSupport
 import Testing
 
@@ -87,7 +88,7 @@ import Testing
         err.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try ProcessEnvironment.whileSpawning { try process.run() }
         // Interrupt only once it is really running (a fresh registry scan can take seconds).
         for _ in 0..<300 where !collected.text.contains("playing") {
             try await Task.sleep(nanoseconds: 100_000_000)

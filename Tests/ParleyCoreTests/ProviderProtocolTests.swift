@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import Testing
 @testable import ParleyCore
 
@@ -93,7 +94,7 @@ import Testing
         process.arguments = ["-c", script, path]
         let out = Pipe()
         process.standardOutput = out
-        try process.run()
+        try ProcessEnvironment.whileSpawning { try process.run() }
         process.waitUntilExit()
         let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .split(separator: "\n").map(String.init)

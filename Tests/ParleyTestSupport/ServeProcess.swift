@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// A running `parley serve`, stopped when the test ends.
 public final class ServeProcess: @unchecked Sendable {
@@ -13,7 +14,7 @@ public final class ServeProcess: @unchecked Sendable {
         process.standardOutput = out
         let err = Pipe()
         process.standardError = err
-        try process.run()
+        try ProcessEnvironment.whileSpawning { try process.run() }
         errors = DrainedPipe(err)
         url = await withCheckedContinuation { continuation in
             Thread {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// Paths and subprocess helpers shared by the tests that drive real programs.
 public enum TestSupport {
@@ -63,7 +64,7 @@ public enum TestSupport {
         process.standardError = err
         let stdin = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
+        try ProcessEnvironment.whileSpawning { try process.run() }
         if let input {
             try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
             try stdin.fileHandleForWriting.close()

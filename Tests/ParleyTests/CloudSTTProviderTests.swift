@@ -14,7 +14,7 @@ import Testing
         -> (results: [TextResult], events: [PipelineEvent], error: PipelineError?) {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let keyOption = key.map { variable -> String in
-            setenv("PARLEY_TEST_STT_KEY", variable, 1)
+            ProcessEnvironment.set("PARLEY_TEST_STT_KEY", variable)
             return "api-key-env=PARLEY_TEST_STT_KEY"
         } ?? ""
         let pipeline = try Pipeline(launch: """

@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func elevenLabsIsAskedForStreamedPCMAtTheChosenRate() async throws {
-        setenv("PARLEY_TEST_ELEVENLABS_KEY", "xi-test-key-0123456789", 1)
+        ProcessEnvironment.set("PARLEY_TEST_ELEVENLABS_KEY", "xi-test-key-0123456789")
         let speech = (0..<3200).map { Int16(truncatingIfNeeded: $0 &* 37) }
         let server = try ScriptedHTTPServer([.bytes(pieces: [(Self.pcm(Array(speech[..<1600])), 0), (Self.pcm(Array(speech[1600...])), 100)],
                                                     contentType: "audio/pcm")])
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func googleAnswersOneBase64WAVThatIsDecodedAndCutIntoChunks() async throws {
-        setenv("PARLEY_TEST_GOOGLE_KEY", "goog-test-key-0123456789", 1)
+        ProcessEnvironment.set("PARLEY_TEST_GOOGLE_KEY", "goog-test-key-0123456789")
         // Google says LINEAR16 at 24 kHz in a WAV header; we asked for 16 kHz.
         let speech = (0..<24_000).map { Int16(8000 * sin(Double($0) * 2 * .pi * 220 / 24_000)) }
         let wav = WAVEncoder.encode(speech, rate: 24_000).base64EncodedString()
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func aChainKeepsTalkingPastAClosedPortARejectedKeyAndARunOfFailures() async throws {
-        setenv("PARLEY_TEST_REJECTED_KEY", "sk-test-rejected-0123456789", 1)
+        ProcessEnvironment.set("PARLEY_TEST_REJECTED_KEY", "sk-test-rejected-0123456789")
         let closed = ScriptedHTTPServer.closedURL()
         let rejecting = try ScriptedHTTPServer([.respond(status: 401, body: #"{"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}"#)])
         let piece = String(repeating: "A", count: 4800)
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func aChainWithNoUsableProviderSaysWhyForEach() async throws {
-        unsetenv("PARLEY_TEST_UNSET_KEY")
+        ProcessEnvironment.unset("PARLEY_TEST_UNSET_KEY")
         let run = try await speak(["Hi."], "provider=openai,elevenlabs,compatible api-key-env=PARLEY_TEST_UNSET_KEY,PARLEY_TEST_UNSET_KEY",
                                   sink: "ttsnone")
         let error = try #require(run.error)

@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func aRejectedKeyInAChainIsSkippedForTheRestOfTheRunNotFatal() async throws {
-        setenv("PARLEY_TEST_CHAIN_KEY", "sk-chain-secret-0123456789", 1)
+        ProcessEnvironment.set("PARLEY_TEST_CHAIN_KEY", "sk-chain-secret-0123456789")
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let rejecting = try ScriptedHTTPServer([.respond(status: 401, body: #"{"error": {"message": "Incorrect API key provided: sk-chain-secret-0123456789"}}"#)])
         defer { rejecting.stop() }

@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func aRejectedKeyIsFatalAndNamesTheVariableNotTheKey() async throws {
-        setenv("PARLEY_TEST_TRANSLATE_KEY", "sk-test-secret-key-123456", 1)
+        ProcessEnvironment.set("PARLEY_TEST_TRANSLATE_KEY", "sk-test-secret-key-123456")
         let server = try ScriptedHTTPServer([.respond(status: 401, headers: ["Content-Type": "application/json"],
             body: #"{"error":{"message":"Incorrect API key provided: sk-test-secret-key-123456","type":"invalid_request_error"}}"#)])
         defer { server.stop() }
@@ -208,7 +208,7 @@ import Testing
     }
 
     @Test func deeplGoogleAndLibreTranslateSpeakTheirWireFormats() async throws {
-        setenv("PARLEY_TEST_VENDOR_KEY", "vendor-secret-key-42:fx", 1)
+        ProcessEnvironment.set("PARLEY_TEST_VENDOR_KEY", "vendor-secret-key-42:fx")
         let cases: [(provider: String, reply: String, path: String, check: ([String: Any], [String: String]) -> Bool)] = [
             ("deepl", #"{"translations":[{"detected_source_language":"EN","text":"Hola, joven."}]}"#, "/v2/translate", { body, headers in
                 headers["authorization"] == "DeepL-Auth-Key vendor-secret-key-42:fx"
@@ -239,7 +239,7 @@ import Testing
     }
 
     @Test func aUsedUpDeepLQuotaStopsTheStreamWithAClearMessage() async throws {
-        setenv("PARLEY_TEST_QUOTA_KEY", "vendor-secret-key-42", 1)
+        ProcessEnvironment.set("PARLEY_TEST_QUOTA_KEY", "vendor-secret-key-42")
         let server = try ScriptedHTTPServer([json(#"{"message":"Quota Exceeded"}"#, status: 456)])
         defer { server.stop() }
         // One request at a time: what is already in flight when the answer comes cannot be unsent.

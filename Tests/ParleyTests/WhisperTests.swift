@@ -94,7 +94,7 @@ import WhisperEngine
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try ProcessEnvironment.whileSpawning { try process.run() }
         let errors = DrainedPipe(err)
         let gstPid = process.processIdentifier
         let (statuses, output): ([String], String) = await withCheckedContinuation { continuation in

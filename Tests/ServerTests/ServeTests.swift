@@ -68,7 +68,7 @@ import Testing
     @Test func aKeyProtectedServerRejectsAWrongKeyAndCloudsttSaysSo() async throws {
         let server = try await ServeProcess(["--api-key", "right-key-123456"])
         defer { server.stop() }
-        setenv("PARLEY_TEST_SERVE_KEY", "wrong-key-654321", 1)
+        ProcessEnvironment.set("PARLEY_TEST_SERVE_KEY", "wrong-key-654321")
         do {
             _ = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1 api-key-env=PARLEY_TEST_SERVE_KEY")
             Issue.record("a wrong key must stop the pipeline")
@@ -76,7 +76,7 @@ import Testing
             #expect("\(error)".contains("PARLEY_TEST_SERVE_KEY was rejected by 127.0.0.1"))
             #expect(!"\(error)".contains("wrong-key-654321"))
         }
-        setenv("PARLEY_TEST_SERVE_KEY", "right-key-123456", 1)
+        ProcessEnvironment.set("PARLEY_TEST_SERVE_KEY", "right-key-123456")
         let results = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1 api-key-env=PARLEY_TEST_SERVE_KEY")
         #expect(results.count == 3)
     }
