@@ -15,24 +15,11 @@ struct STTBenchmark {
         "/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-\($0).wav"
     }
 
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-    }
-
     /// (round trip, server processing) in ms.
     func curl(_ clip: String, url: String) throws -> (Double, Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--noproxy", "*", "-s", "-o", "/dev/null", "-w", "%{time_total} %header{openai-processing-ms}",
-                             "-F", "file=@\(clip)", "-F", "model=whisper-1", url + "/audio/transcriptions"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        process.waitUntilExit()
-        let fields = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
-        return ((Double(fields.first ?? "") ?? .nan) * 1000, Double(fields.last ?? "") ?? .nan)
+        let times = try Curl.measure("%{time_total} %header{openai-processing-ms}",
+                                     ["-F", "file=@\(clip)", "-F", "model=whisper-1", url + "/audio/transcriptions"])
+        return ((times.first ?? .nan) * 1000, times.last ?? .nan)
     }
 
     /// (request sent → result complete, server processing) in ms.
@@ -66,9 +53,6 @@ struct STTBenchmark {
                 elementOverhead.append(byElement.0 - byElement.1)
             }
         }
-        func row(_ name: String, _ values: [Double]) -> String {
-            String(format: "| %@ | %.1f | %.1f | %.1f |", name, percentile(values, 0.5), percentile(values, 0.95), percentile(values, 0.99))
-        }
         return """
             # STT benchmark
 
@@ -81,10 +65,10 @@ struct STTBenchmark {
 
             | measure | p50 | p95 | p99 |
             |---|---|---|---|
-            \(row("cloudstt: request sent → result", element))
-            \(row("curl: time_total", bare))
-            \(row("cloudstt minus the server's processing", elementOverhead))
-            \(row("curl minus the server's processing", curlOverhead))
+            \(Percentiles.row("cloudstt: request sent → result", element, digits: 1))
+            \(Percentiles.row("curl: time_total", bare, digits: 1))
+            \(Percentiles.row("cloudstt minus the server's processing", elementOverhead, digits: 1))
+            \(Percentiles.row("curl minus the server's processing", curlOverhead, digits: 1))
 
             """
     }

@@ -61,26 +61,11 @@ struct TTSBenchmark {
         return report(rows, peerAvailable: peerAvailable) + (try await remote())
     }
 
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-    }
-
     /// curl's time to first byte (ms) of one streamed `/audio/speech` request.
     func curl(_ sentence: String, url: String) throws -> Double {
-        let body = try JSONSerialization.data(withJSONObject: ["model": "tts-1", "voice": "alloy", "input": sentence,
-                                                               "response_format": "pcm"])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--noproxy", "*", "-s", "-N", "-o", "/dev/null", "-w", "%{time_starttransfer}",
-                             "-H", "Content-Type: application/json", "--data-binary", String(decoding: body, as: UTF8.self),
-                             url + "/audio/speech"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        process.waitUntilExit()
-        return (Double(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) ?? .nan) * 1000
+        let request = try Curl.postJSON(["model": "tts-1", "voice": "alloy", "input": sentence, "response_format": "pcm"],
+                                        to: url + "/audio/speech")
+        return (try Curl.measure("%{time_starttransfer}", request).first ?? .nan) * 1000
     }
 
     /// cloudtts's time to first audio (ms, text in to first buffer out) per
@@ -110,10 +95,7 @@ struct TTSBenchmark {
             for sentence in Self.sentences { byCurl.append(try curl(sentence, url: url)) }
             byElement += try await element(Self.sentences, url: url)
         }
-        func row(_ name: String, _ values: [Double]) -> String {
-            String(format: "| %@ | %.2f | %.2f | %.2f |", name, percentile(values, 0.5), percentile(values, 0.95), percentile(values, 0.99))
-        }
-        let overhead = [0.5, 0.95, 0.99].map { percentile(byElement, $0) - percentile(byCurl, $0) }
+        let overhead = [0.5, 0.95, 0.99].map { Percentiles.value(byElement, $0) - Percentiles.value(byCurl, $0) }
         return """
 
             ## cloudtts over HTTP against curl
@@ -129,8 +111,8 @@ struct TTSBenchmark {
 
             | measure | p50 | p95 | p99 |
             |---|---|---|---|
-            \(row("cloudtts: time to first audio", byElement))
-            \(row("curl: time to first byte", byCurl))
+            \(Percentiles.row("cloudtts: time to first audio", byElement))
+            \(Percentiles.row("curl: time to first byte", byCurl))
             \(String(format: "| overhead (cloudtts − curl) | %.2f | %.2f | %.2f |", overhead[0], overhead[1], overhead[2]))
 
             """

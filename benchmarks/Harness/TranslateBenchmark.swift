@@ -24,29 +24,14 @@ struct TranslateBenchmark {
         }
     }
 
-    func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-    }
-
     /// curl's (time to first byte, total) in ms for one streamed request.
     func curl(_ sentence: String, url: String) throws -> (Double, Double) {
-        let body = try JSONSerialization.data(withJSONObject: [
+        let request = try Curl.postJSON([
             "model": "gpt-4o-mini", "stream": true,
             "messages": [["role": "system", "content": "Translate from English to Spanish."], ["role": "user", "content": sentence]],
-        ] as [String: Any])
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--noproxy", "*", "-s", "-N", "-o", "/dev/null", "-w", "%{time_starttransfer} %{time_total}",
-                             "-H", "Content-Type: application/json", "--data-binary", String(decoding: body, as: UTF8.self),
-                             url + "/chat/completions"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        process.waitUntilExit()
-        let fields = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: " ")
-        return ((Double(fields.first ?? "") ?? .nan) * 1000, (Double(fields.last ?? "") ?? .nan) * 1000)
+        ], to: url + "/chat/completions")
+        let times = try Curl.measure("%{time_starttransfer} %{time_total}", request)
+        return ((times.first ?? .nan) * 1000, (times.last ?? .nan) * 1000)
     }
 
     /// The element's (ttft, time to final) in ms per sentence.
@@ -111,9 +96,6 @@ struct TranslateBenchmark {
             }
         }
         let (longLived, oneShot) = try apertium(sentences)
-        func row(_ name: String, _ values: [Double]) -> String {
-            String(format: "| %@ | %.2f | %.2f | %.2f |", name, percentile(values, 0.5), percentile(values, 0.95), percentile(values, 0.99))
-        }
         let total = longLived.reduce(0, +), totalOneShot = oneShot.reduce(0, +)
         return """
             # Translation benchmark
@@ -127,10 +109,10 @@ struct TranslateBenchmark {
 
             | measure | p50 | p95 | p99 |
             |---|---|---|---|
-            \(row("streamtranslator: time to first token", elementFirst))
-            \(row("curl: time to first byte", curlFirst))
-            \(row("streamtranslator: time to final", elementFinal))
-            \(row("curl: time total", curlTotal))
+            \(Percentiles.row("streamtranslator: time to first token", elementFirst))
+            \(Percentiles.row("curl: time to first byte", curlFirst))
+            \(Percentiles.row("streamtranslator: time to final", elementFinal))
+            \(Percentiles.row("curl: time total", curlTotal))
 
             ## Local apertium: long-lived process against one-shot
 
@@ -138,8 +120,8 @@ struct TranslateBenchmark {
 
             | measure | p50 | p95 | p99 |
             |---|---|---|---|
-            \(row("long-lived null-flush process (provider=local)", longLived))
-            \(row("one-shot `apertium -u eng-spa`", oneShot))
+            \(Percentiles.row("long-lived null-flush process (provider=local)", longLived))
+            \(Percentiles.row("one-shot `apertium -u eng-spa`", oneShot))
 
             Requests per second: \(String(format: "%.0f", Double(longLived.count) / total * 1000)) long-lived, \
             \(String(format: "%.1f", Double(oneShot.count) / totalOneShot * 1000)) one-shot.
