@@ -30,6 +30,14 @@ public enum ProviderFallback {
                             .string(default: defaultValue))
     }
 
+    /// A property that takes one comma-separated entry per provider of a
+    /// chain (`base-url`, `model`, `api-key-env`, cloudtts's `voice`): its
+    /// blurb says so, the same way on every element.
+    public static func perProvider(_ name: String, nick: String, blurb: String, default value: String) -> PropertySpec {
+        PropertySpec(name, nick: nick, blurb: blurb + "; for a chain, one comma-separated entry per provider, in order",
+                     .string(default: value))
+    }
+
     public static let specs = [
         PropertySpec("breaker-failures", nick: "Breaker failures",
                      blurb: "Consecutive failures after which a provider of a chain (not the last) is skipped for breaker-cooldown-ms",

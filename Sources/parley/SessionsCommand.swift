@@ -71,7 +71,7 @@ struct SessionsCommand: AsyncParsableCommand {
                 print(String(decoding: try encoder.encode(session.records), as: UTF8.self))
                 return
             }
-            print("session \(session.id)" + (session.info.map { " (\($0.pipeline), started \($0.started))" } ?? ""))
+            print("session \(session.id)" + (session.info.map { " (\($0.pipeline.isEmpty ? "" : "\($0.pipeline), ")started \($0.started))" } ?? ""))
             if session.tornLine { print("(the log's last line was cut short, the session was killed while writing it: it is left out)") }
             for record in session.records {
                 let time = Subtitles.time(record.start, ".")

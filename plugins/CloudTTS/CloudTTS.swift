@@ -69,14 +69,11 @@ public final class CloudTTSElement: AsyncTransform {
 
     public static let properties = [
         ProviderFallback.providerSpec(blurb: "Who speaks", values: TTSProvider.values, default: DEFAULT_PROVIDER),
-        PropertySpec("base-url", nick: "Base URL",
-                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api.elevenlabs.io, texttospeech.googleapis.com); required for compatible",
-                     .string(default: DEFAULT_BASE_URL)),
-        PropertySpec("model", nick: "Model", blurb: "Speech model; empty = gpt-4o-mini-tts (openai, compatible), eleven_flash_v2_5 (elevenlabs)",
-                     .string(default: DEFAULT_MODEL)),
-        PropertySpec("voice", nick: "Voice",
-                     blurb: "The provider's voice: OpenAI's alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse; an ElevenLabs voice id; a Google voice name (es-ES-Neural2-A); an espeak-ng voice; empty = alloy, ElevenLabs' George, or by language",
-                     .string(default: DEFAULT_VOICE)),
+        ProviderFallback.perProvider("base-url", nick: "Base URL",
+                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api.elevenlabs.io, texttospeech.googleapis.com); required for compatible", default: DEFAULT_BASE_URL),
+        ProviderFallback.perProvider("model", nick: "Model", blurb: "Speech model; empty = gpt-4o-mini-tts (openai, compatible), eleven_flash_v2_5 (elevenlabs)", default: DEFAULT_MODEL),
+        ProviderFallback.perProvider("voice", nick: "Voice",
+                     blurb: "The provider's voice: OpenAI's alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse; an ElevenLabs voice id; a Google voice name (es-ES-Neural2-A); an espeak-ng voice; empty = alloy, ElevenLabs' George, or by language", default: DEFAULT_VOICE),
         PropertySpec("sample-rate", nick: "Sample rate",
                      blurb: "Rate asked of elevenlabs (8000, 16000, 22050, 24000, 44100, 48000) and google (8000-48000); 0 = 24000; local and openai speak at their own",
                      .int(default: DEFAULT_SAMPLE_RATE, range: 0...48_000)),
@@ -91,9 +88,8 @@ public final class CloudTTSElement: AsyncTransform {
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset before any audio arrived",
                      .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
-        PropertySpec("api-key-env", nick: "API key variable",
-                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, ELEVENLABS_API_KEY or GOOGLE_API_KEY by provider",
-                     .string(default: DEFAULT_API_KEY_ENV)),
+        ProviderFallback.perProvider("api-key-env", nick: "API key variable",
+                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, ELEVENLABS_API_KEY or GOOGLE_API_KEY by provider", default: DEFAULT_API_KEY_ENV),
     ] + ProviderFallback.specs
       + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
                              failed: "Results the provider could not speak")

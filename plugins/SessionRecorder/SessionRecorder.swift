@@ -8,7 +8,8 @@
 // Request pads, named for what they carry: `transcript_%u` (the source
 // transcript), `translation_%u` (one per target language) and `audio_%u`
 // (the spoken output, cut per utterance by cloudtts's parley/tts-start and
-// parley/tts-end events, or by the meta's segment id). Results are matched
+// parley/tts-end events, or by the meta's segment id; audio with no meta,
+// from any GStreamer source, is one utterance). Results are matched
 // by the ParleySpeechMeta segment id. The folder (see ParleyCore.Session):
 // session.json, session.jsonl (one line per segment once every pad is done
 // with it, in segment order), source.srt/.vtt, translation.<lang>.srt/.vtt,
@@ -37,7 +38,7 @@ public final class SessionRecorderElement: MultiSink {
         factoryName: "sessionrecorder", typeName: "GstParleySessionRecorder",
         longName: "Session recorder", klass: "Sink/Text/Audio",
         description: "Records a session folder: transcript, translations and spoken audio per utterance, subtitles, a JSON Lines log, written durably as segments finish",
-        example: "gst-launch-1.0 -e espeaksrc text=\"Hello there.\" ! sessionrecorder.audio_0 sessionrecorder location=/tmp/session")
+        example: "gst-launch-1.0 espeaksrc text=\"Hello there.\" ! rec.audio_0 sessionrecorder name=rec location=/tmp/hello-session")
     public static let pads = PadTemplates(requestSinks: [
         ("transcript_%u", "text/x-raw, format=(string)utf8"),
         ("translation_%u", "text/x-raw, format=(string)utf8"),

@@ -150,7 +150,8 @@ final class SessionWriter: @unchecked Sendable {
     // MARK: audio
 
     func audio(_ buffer: Buffer, pad: String) throws {
-        guard let meta = buffer.speechMeta else { return }
+        // Audio without the meta (any GStreamer source) is one utterance: segment 0, to the end.
+        let meta = buffer.speechMeta ?? SpeechMeta(segmentID: utterances[pad]?.segment ?? 0)
         if let current = utterances[pad], current.segment != meta.segmentID { try finishUtterance(pad) }
         advance(pad, to: meta.segmentID)
         if utterances[pad] == nil {
@@ -159,7 +160,7 @@ final class SessionWriter: @unchecked Sendable {
             let descriptor = open(folder.appendingPathComponent(name + ".part").path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw WriteError(description: "\(name): \(String(cString: strerror(errno)))") }
             let rate = rates[pad] ?? 22_050
-            try write(descriptor, Self.wavHeader(samples: 0, rate: rate))
+            try write(descriptor, [UInt8](WAVEncoder.header(sampleCount: 0, rate: rate)))
             utterances[pad] = Utterance(segment: meta.segmentID, name: name, descriptor: descriptor, samples: 0, rate: rate,
                                         voice: meta.provider)
             if pending[meta.segmentID] == nil {
@@ -183,7 +184,7 @@ final class SessionWriter: @unchecked Sendable {
     /// Completes the WAV's header, syncs it and gives it its final name.
     private func finishUtterance(_ pad: String) throws {
         guard let utterance = utterances.removeValue(forKey: pad) else { return }
-        let header = Self.wavHeader(samples: utterance.samples, rate: utterance.rate)
+        let header = WAVEncoder.header(sampleCount: utterance.samples, rate: utterance.rate)
         _ = header.withUnsafeBytes { pwrite(utterance.descriptor, $0.baseAddress, $0.count, 0) }
         fsync(utterance.descriptor)
         close(utterance.descriptor)
@@ -200,7 +201,7 @@ final class SessionWriter: @unchecked Sendable {
     // MARK: order and completion
 
     private func advance(_ pad: String, to segment: UInt64) {
-        if segment > reached[pad, default: 0] || reached[pad] == nil { reached[pad] = segment }
+        reached[pad] = max(reached[pad] ?? segment, segment)
     }
 
     /// Whether `pad` has nothing more to say about `segment`.
@@ -328,16 +329,6 @@ final class SessionWriter: @unchecked Sendable {
     // MARK: helpers
 
     static func seconds(_ time: UInt64) -> Double { Double(time / Gst.millisecond) / 1000 }
-
-    static func wavHeader(samples: Int, rate: Int) -> [UInt8] {
-        [UInt8](WAVEncoder.encode([], rate: rate).prefix(44)).enumerated().map { index, byte in
-            switch index {
-            case 4..<8: UInt8(truncatingIfNeeded: (36 + samples * 2) >> ((index - 4) * 8))
-            case 40..<44: UInt8(truncatingIfNeeded: (samples * 2) >> ((index - 40) * 8))
-            default: byte
-            }
-        }
-    }
 
     private func write(_ descriptor: Int32, _ bytes: [UInt8]) throws {
         var offset = 0

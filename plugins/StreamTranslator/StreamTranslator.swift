@@ -68,10 +68,9 @@ public final class StreamTranslatorElement: AsyncTransform {
 
     public static let properties = [
         ProviderFallback.providerSpec(blurb: "Who translates", values: TranslatorProvider.values, default: DEFAULT_PROVIDER),
-        PropertySpec("base-url", nick: "Base URL",
-                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api(-free).deepl.com, translation.googleapis.com, libretranslate.com); required for compatible",
-                     .string(default: DEFAULT_BASE_URL)),
-        PropertySpec("model", nick: "Model", blurb: "Chat model; empty = gpt-4o-mini", .string(default: DEFAULT_MODEL)),
+        ProviderFallback.perProvider("base-url", nick: "Base URL",
+                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api(-free).deepl.com, translation.googleapis.com, libretranslate.com); required for compatible", default: DEFAULT_BASE_URL),
+        ProviderFallback.perProvider("model", nick: "Model", blurb: "Chat model; empty = gpt-4o-mini", default: DEFAULT_MODEL),
         PropertySpec("source-language", nick: "Source language",
                      blurb: "BCP-47 language of the text, or auto: the language in each result's meta (else en)",
                      .string(default: DEFAULT_SOURCE_LANGUAGE)),
@@ -100,9 +99,8 @@ public final class StreamTranslatorElement: AsyncTransform {
                      .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
         PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
                      .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
-        PropertySpec("api-key-env", nick: "API key variable",
-                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, DEEPL_API_KEY, GOOGLE_API_KEY or LIBRETRANSLATE_API_KEY by provider",
-                     .string(default: DEFAULT_API_KEY_ENV)),
+        ProviderFallback.perProvider("api-key-env", nick: "API key variable",
+                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, DEEPL_API_KEY, GOOGLE_API_KEY or LIBRETRANSLATE_API_KEY by provider", default: DEFAULT_API_KEY_ENV),
     ] + ProviderFallback.specs + [
         PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
