@@ -153,6 +153,9 @@ public struct PipelineFile: Sendable {
         var quote: Character?
 
         func flush() {
+            // A property left empty (`location=${SESSION}` with SESSION empty) is the empty
+            // string, said so: a bare `location=` would make gst-launch take the next word.
+            if current.hasSuffix("=") { current += "\"\"" }
             if let start, !current.isEmpty { tokens.append(LaunchToken(text: current, position: start)) }
             current = ""
             start = nil

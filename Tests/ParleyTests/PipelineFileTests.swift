@@ -45,6 +45,8 @@ import Testing
         #expect(byEnvironment.last?.text == "location=env.txt")
         let bySet = try parsed.tokens(overrides: ["OUT": "set.txt"], environment: ["OUT": "env.txt"])
         #expect(bySet.last?.text == "location=set.txt")
+        let empty = try parsed.tokens(overrides: ["OUT": ""], environment: [:])
+        #expect(empty.last?.text == "location=\"\"", "an empty value stays this property's, not the next word's")
     }
 
     @Test func aGoodFileHasNoErrors() throws {
