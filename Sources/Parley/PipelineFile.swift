@@ -30,15 +30,49 @@ public struct PipelineFileError: Error, Sendable, Equatable, CustomStringConvert
     }
 }
 
-/// A declared variable: `#@ var NAME=default  help`.
+/// A declared variable: `#@ var NAME=default  help`, or a fragment of
+/// pipeline: `#@ fragment NAME="default elements"  help`.
 public struct PipelineVariable: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A value: it always lands inside the one token it is written in
+        /// (quoted when it needs to be), so it can never add elements.
+        case value
+        /// Elements in gst-launch syntax (`filesrc location=a.wav ! wavparse`),
+        /// written alone where elements go: how a file lets its source and
+        /// sink be replaced (`SOURCE` and `SINK` by convention; `parley bench`
+        /// replaces those two).
+        case fragment
+    }
     public var name: String
     public var defaultValue: String
     public var help: String
-    public init(name: String, defaultValue: String, help: String) {
+    public var kind: Kind
+    public init(name: String, defaultValue: String, help: String, kind: Kind = .value) {
         self.name = name
         self.defaultValue = defaultValue
         self.help = help
+        self.kind = kind
+    }
+}
+
+/// Lines repeated once per item of a comma-separated variable:
+///
+///     #@ var TARGETS=es,ca  Listener languages
+///     #@ each LANG in TARGETS
+///     heard. ! queue ! streamtranslator target-language=${LANG} ! room.translation_%u
+///     #@ end
+///
+/// Inside, `${LANG}` is the item and `${LANG_INDEX}` its position (0, 1, …),
+/// for unique element names.
+public struct PipelineLoop: Sendable, Equatable {
+    public var name: String
+    public var list: String
+    /// 0-based indices of the first and last repeated line.
+    public var body: ClosedRange<Int>
+    public init(name: String, list: String, body: ClosedRange<Int>) {
+        self.name = name
+        self.list = list
+        self.body = body
     }
 }
 
@@ -63,6 +97,7 @@ public struct PipelineFile: Sendable {
     public var path: String
     public var description: String
     public var variables: [PipelineVariable]
+    public var loops: [PipelineLoop]
     /// The body's lines, for error display.
     public var lines: [String]
 
@@ -82,28 +117,66 @@ public struct PipelineFile: Sendable {
         lines = text.components(separatedBy: "\n")
         description = ""
         variables = []
+        loops = []
+        var openLoop: (name: String, list: String, line: Int)?
         for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix("#@") else { continue }
             let directive = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            let here = SourcePosition(line: index + 1, column: 1)
             if directive.hasPrefix("description") {
                 description = directive.dropFirst("description".count).trimmingCharacters(in: .whitespaces)
             } else if directive.hasPrefix("var ") {
-                variables.append(try parseVariable(String(directive.dropFirst(4)), line: index + 1))
+                try declare(try parseVariable(String(directive.dropFirst(4)), line: index + 1, kind: .value), at: here)
+            } else if directive.hasPrefix("fragment ") {
+                try declare(try parseVariable(String(directive.dropFirst(9)), line: index + 1, kind: .fragment), at: here)
+            } else if directive.hasPrefix("each ") {
+                let words = directive.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                guard words.count == 4, words[2] == "in", Self.isName(words[1]), Self.isName(words[3]) else {
+                    throw error(.syntax, at: here, "write a loop as \"#@ each NAME in LIST\", LIST a declared variable of comma-separated items")
+                }
+                guard openLoop == nil else { throw error(.syntax, at: here, "loops do not nest: close the one above with \"#@ end\" first") }
+                guard variables.contains(where: { $0.name == words[3] && $0.kind == .value }) else {
+                    throw error(.undeclaredVariable, at: here, "\(words[3]) is not declared above (\"#@ var \(words[3])=a,b help\")")
+                }
+                guard !variables.contains(where: { $0.name == words[1] }) else {
+                    throw error(.syntax, at: here, "the loop's name \(words[1]) is already a declared variable")
+                }
+                openLoop = (words[1], words[3], index)
+            } else if directive == "end" {
+                guard let open = openLoop else { throw error(.syntax, at: here, "\"#@ end\" with no \"#@ each\" above") }
+                if index > open.line + 1 {
+                    loops.append(PipelineLoop(name: open.name, list: open.list, body: (open.line + 1)...(index - 1)))
+                }
+                openLoop = nil
             } else {
-                throw error(.syntax, at: SourcePosition(line: index + 1, column: 1),
-                            "unknown directive \"#@ \(directive.split(separator: " ").first ?? "")\"; use \"#@ description\" or \"#@ var NAME=default help\"")
+                throw error(.syntax, at: here,
+                            "unknown directive \"#@ \(directive.split(separator: " ").first ?? "")\"; use \"#@ description\", \"#@ var NAME=default help\", \"#@ fragment NAME=\"elements\" help\" or \"#@ each NAME in LIST\" … \"#@ end\"")
             }
+        }
+        if let open = openLoop {
+            throw error(.syntax, at: .init(line: open.line + 1, column: 1), "\"#@ each \(open.name)\" has no \"#@ end\"")
         }
     }
 
-    private func parseVariable(_ text: String, line: Int) throws(PipelineFileError) -> PipelineVariable {
-        let column = (lines[line - 1].range(of: "var ").map { lines[line - 1].distance(from: lines[line - 1].startIndex, to: $0.upperBound) } ?? 0) + 1
+    private mutating func declare(_ variable: PipelineVariable, at position: SourcePosition) throws(PipelineFileError) {
+        guard !variables.contains(where: { $0.name == variable.name }) else {
+            throw error(.syntax, at: position, "\(variable.name) is declared twice")
+        }
+        variables.append(variable)
+    }
+
+    static func isName(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+    }
+
+    private func parseVariable(_ text: String, line: Int, kind: PipelineVariable.Kind) throws(PipelineFileError) -> PipelineVariable {
+        let column = (lines[line - 1].range(of: kind == .value ? "var " : "fragment ").map { lines[line - 1].distance(from: lines[line - 1].startIndex, to: $0.upperBound) } ?? 0) + 1
         guard let equals = text.firstIndex(of: "=") else {
             throw error(.syntax, at: .init(line: line, column: column), "a variable needs a default: \"#@ var NAME=default help\"")
         }
         let name = String(text[..<equals]).trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+        guard Self.isName(name) else {
             throw error(.syntax, at: .init(line: line, column: column), "\"\(name)\" is not a variable name (letters, digits, _)")
         }
         var rest = text[text.index(after: equals)...]
@@ -120,7 +193,7 @@ public struct PipelineFile: Sendable {
             value = String(rest[..<end])
             rest = rest[end...]
         }
-        return PipelineVariable(name: name, defaultValue: value, help: rest.trimmingCharacters(in: .whitespaces))
+        return PipelineVariable(name: name, defaultValue: value, help: rest.trimmingCharacters(in: .whitespaces), kind: kind)
     }
 
     func error(_ kind: PipelineFileError.Kind, at position: SourcePosition, _ message: String) -> PipelineFileError {
@@ -138,7 +211,7 @@ public struct PipelineFile: Sendable {
         return values
     }
 
-    /// Tokenizes the body with variables substituted.
+    /// Tokenizes the body with variables substituted and loops unrolled.
     public func tokens(overrides: [String: String] = [:],
                        environment: [String: String] = ProcessInfo.processInfo.environment) throws(PipelineFileError) -> [LaunchToken] {
         for name in overrides.keys where !variables.contains(where: { $0.name == name }) {
@@ -147,74 +220,45 @@ public struct PipelineFile: Sendable {
                         "--set \(name): the file declares no variable \(name)" + (declared.isEmpty ? "" : " (it declares \(declared))"))
         }
         let values = resolvedVariables(overrides: overrides, environment: environment)
-        var tokens: [LaunchToken] = []
-        var current = ""
-        var start: SourcePosition?
-        var quote: Character?
-
-        func flush() {
-            // A property left empty (`location=${SESSION}` with SESSION empty) is the empty
-            // string, said so: a bare `location=` would make gst-launch take the next word.
-            if current.hasSuffix("=") { current += "\"\"" }
-            if let start, !current.isEmpty { tokens.append(LaunchToken(text: current, position: start)) }
-            current = ""
-            start = nil
+        var scanner = LaunchScanner()
+        for (lineIndex, bindings) in unrolledLines(values) {
+            let line = lines[lineIndex]
+            if !scanner.inQuote, line.trimmingCharacters(in: .whitespaces).hasPrefix("#") { continue }
+            try scanner.scanLine(Array(line), line: lineIndex + 1) { (name, position) throws(PipelineFileError) in
+                if let bound = bindings[name] { return .value(bound) }
+                guard let variable = variables.first(where: { $0.name == name }), let value = values[name] else {
+                    let known = Array(values.keys) + Array(bindings.keys)
+                    let hint = Suggestions.closest(to: name, in: known).map { "; did you mean ${\($0)}?" } ?? ""
+                    throw error(.undeclaredVariable, at: position,
+                                "variable ${\(name)} is not declared (add \"#@ var \(name)=default help\")\(hint)")
+                }
+                return variable.kind == .fragment ? .fragment(value) : .value(value)
+            } onError: { position, message in error(.syntax, at: position, message) }
         }
+        return try scanner.finish { position, message in
+            error(.syntax, at: position ?? .init(line: max(1, lines.count), column: 1), message)
+        }
+    }
 
-        for (lineIndex, line) in lines.enumerated() {
-            let chars = Array(line)
-            if quote == nil, line.trimmingCharacters(in: .whitespaces).hasPrefix("#") { continue }
-            var index = 0
-            while index < chars.count {
-                let char = chars[index]
-                let position = SourcePosition(line: lineIndex + 1, column: index + 1)
-                if char == "$", index + 1 < chars.count, chars[index + 1] == "{" {
-                    guard let close = chars[index...].firstIndex(of: "}") else {
-                        throw error(.syntax, at: position, "unterminated ${…}")
-                    }
-                    let name = String(chars[(index + 2)..<close])
-                    guard let value = values[name] else {
-                        let hint = Suggestions.closest(to: name, in: Array(values.keys)).map { "; did you mean ${\($0)}?" } ?? ""
-                        throw error(.undeclaredVariable, at: position,
-                                    "variable ${\(name)} is not declared (add \"#@ var \(name)=default help\")\(hint)")
-                    }
-                    if start == nil { start = position }
-                    current += value
-                    index = close + 1
-                    continue
-                }
-                if let open = quote {
-                    current.append(char)
-                    if char == open { quote = nil }
-                } else if char == "#" {
-                    break  // comment to end of line
-                } else if char == "\"" || char == "'" {
-                    if start == nil { start = position }
-                    quote = char
-                    current.append(char)
-                } else if char == "\\" && index == chars.count - 1 {
-                    break  // line continuation: the newline is whitespace anyway
-                } else if char.isWhitespace {
-                    flush()
-                } else if char == "!" || char == "(" || char == ")" {
-                    flush()
-                    tokens.append(LaunchToken(text: String(char), position: position))
-                } else {
-                    if start == nil { start = position }
-                    current.append(char)
-                }
+    /// Every body line in order, loop bodies once per item, with the loop
+    /// variables each repetition binds.
+    private func unrolledLines(_ values: [String: String]) -> [(Int, [String: String])] {
+        var result: [(Int, [String: String])] = []
+        var index = 0
+        while index < lines.count {
+            guard let loop = loops.first(where: { $0.body.lowerBound == index }) else {
+                result.append((index, [:]))
                 index += 1
+                continue
             }
-            if quote == nil { flush() } else { current.append(" ") }
+            let items = (values[loop.list] ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            for (position, item) in items.enumerated() {
+                for line in loop.body { result.append((line, [loop.name: item, loop.name + "_INDEX": String(position)])) }
+            }
+            index = loop.body.upperBound + 1
         }
-        if quote != nil, let start {
-            throw error(.syntax, at: start, "unterminated quote")
-        }
-        flush()
-        if tokens.isEmpty {
-            throw error(.syntax, at: .init(line: max(1, lines.count), column: 1), "the file has no pipeline")
-        }
-        return tokens
+        return result
     }
 
     /// The gst-launch description the tokens make.

@@ -103,11 +103,17 @@ public struct PipelineValidator {
         !text.contains("=") && !text.contains("/") && text.contains(".")
     }
 
+    /// The text gst_parse_launch makes of a quoted value: quotes off, `\x` → `x`.
     private func unquote(_ text: String) -> String {
-        if text.count >= 2, let first = text.first, first == "\"" || first == "'", text.last == first {
-            return String(text.dropFirst().dropLast())
+        guard text.count >= 2, let first = text.first, first == "\"" || first == "'", text.last == first else { return text }
+        var out = ""
+        var escaped = false
+        for char in text.dropFirst().dropLast() {
+            if !escaped, char == "\\" { escaped = true; continue }
+            escaped = false
+            out.append(char)
         }
-        return text
+        return out
     }
 
     struct Problem {

@@ -19,7 +19,9 @@ struct ListCommand: ParsableCommand {
             let title = String(name.dropLast(".pipeline".count))
             print("\(title.padding(toLength: max(24, title.count + 2), withPad: " ", startingAt: 0))\(file?.description ?? "(unreadable)")")
             for variable in file?.variables ?? [] {
-                print("    \(variable.name)=\(variable.defaultValue)  \(variable.help)")
+                // A fragment is elements: shown quoted, as --set takes it.
+                let value = variable.kind == .fragment ? "\"\(variable.defaultValue)\"" : variable.defaultValue
+                print("    \(variable.name)=\(value)  \(variable.help)\(variable.kind == .fragment ? " (elements)" : "")")
             }
         }
     }

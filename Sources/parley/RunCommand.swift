@@ -30,8 +30,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalidInput)
         }
         // A recorded session says which file and variables made it (secrets are left out by the recorder).
-        var variables: [String: String] = [:]
-        for variable in parsed.variables { variables[variable.name] = overrides[variable.name] ?? variable.defaultValue }
+        let variables = parsed.resolvedVariables(overrides: overrides)
         for recorder in pipeline.elements(factory: "sessionrecorder") {
             try? recorder.setProperty("pipeline", .string(file))
             try? recorder.setProperty("variables", .string(variables.sorted { $0.key < $1.key }

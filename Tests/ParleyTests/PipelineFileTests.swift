@@ -1,5 +1,6 @@
 import Foundation
 import Parley
+import GstKit
 import Testing
 
 @Suite struct PipelineFileTests {
@@ -101,6 +102,64 @@ import Testing
         #expect(found[0].position == SourcePosition(line: 4, column: 20))
         #expect(throws: PipelineFileError.self) {
             try PipelineFile(path: "x.pipeline", text: "#@ bogus directive\nfakesrc ! fakesink")
+        }
+    }
+
+    @Test func aValueIsAlwaysDataNeverElements() throws {
+        let parsed = try file("filesrc location=${OUT} ! fakesink")
+        let spaced = try parsed.tokens(overrides: ["OUT": "/tmp/my clip.wav"], environment: [:])
+        #expect(PipelineFile.launchString(spaced) == #"filesrc location="/tmp/my clip.wav" ! fakesink"#)
+        let hostile = try parsed.tokens(overrides: ["OUT": #"a.wav ! fakesink  fakesrc ! filesink location="/tmp/x" \"#], environment: [:])
+        #expect(hostile.count == 4, "the value stays in its token: \(hostile.map(\.text))")
+        #expect(hostile[1].text == #"location="a.wav ! fakesink  fakesrc ! filesink location=\"/tmp/x\" \\""#)
+        // What GStreamer makes of it: one filesrc whose location is the whole value.
+        let pipeline = try Pipeline(launch: PipelineFile.launchString(hostile))
+        #expect(pipeline.elements(factory: "filesrc").first?.property("location")?.string
+                == #"a.wav ! fakesink  fakesrc ! filesink location="/tmp/x" \"#)
+        #expect(pipeline.elements(factory: "fakesrc").isEmpty)
+        // Inside quotes a value's quotes are escaped.
+        let quoted = try file(#"fakesrc ! fakesink name="sink ${OUT}""#).tokens(overrides: ["OUT": #"a" b"#], environment: [:])
+        #expect(quoted.last?.text == #"name="sink a\" b""#)
+    }
+
+    @Test func aFragmentIsElementsWrittenAlone() throws {
+        let text = """
+            #@ fragment SOURCE="audiotestsrc num-buffers=2 ! audioconvert"  The input
+            #@ var RATE=16000  Rate
+            ${SOURCE} ! audio/x-raw,rate=${RATE} ! fakesink
+            """
+        let parsed = try PipelineFile(path: "f.pipeline", text: text)
+        #expect(parsed.variables.first == PipelineVariable(name: "SOURCE", defaultValue: "audiotestsrc num-buffers=2 ! audioconvert",
+                                                           help: "The input", kind: .fragment))
+        let tokens = try parsed.tokens(environment: [:])
+        #expect(PipelineFile.launchString(tokens) == "audiotestsrc num-buffers=2 ! audioconvert ! audio/x-raw,rate=16000 ! fakesink")
+        #expect(tokens.first?.position == SourcePosition(line: 3, column: 1), "a fragment's tokens point at where it is written")
+        let replaced = try parsed.tokens(overrides: ["SOURCE": "filesrc location='/tmp/a b.wav' ! wavparse"], environment: [:])
+        #expect(PipelineFile.launchString(replaced) == "filesrc location='/tmp/a b.wav' ! wavparse ! audio/x-raw,rate=16000 ! fakesink")
+        #expect(PipelineValidator().validate(parsed, environment: [:]).isEmpty)
+        // Glued to other text it is an error, with its place.
+        let glued = try PipelineFile(path: "g.pipeline", text: "#@ fragment SINK=fakesink  Out\nfakesrc ! x${SINK}")
+        #expect(throws: PipelineFileError.self) { try glued.tokens(environment: [:]) }
+    }
+
+    @Test func aLoopRepeatsItsLinesPerItem() throws {
+        let text = """
+            #@ var TARGETS=es,ca  Listener languages
+            fakesrc ! tee name=heard
+            #@ each LANG in TARGETS
+            heard. ! queue name=q_${LANG_INDEX} ! fakesink name=to_${LANG}
+            #@ end
+            """
+        let parsed = try PipelineFile(path: "l.pipeline", text: text)
+        #expect(parsed.loops == [PipelineLoop(name: "LANG", list: "TARGETS", body: 3...3)])
+        let launch = PipelineFile.launchString(try parsed.tokens(overrides: ["TARGETS": "es, fr,it"], environment: [:]))
+        #expect(launch == "fakesrc ! tee name=heard heard. ! queue name=q_0 ! fakesink name=to_es "
+                + "heard. ! queue name=q_1 ! fakesink name=to_fr heard. ! queue name=q_2 ! fakesink name=to_it")
+        #expect(PipelineValidator().validate(parsed, environment: [:]).isEmpty)
+        for bad in ["#@ each LANG in NOPE\nfakesrc ! fakesink\n#@ end",
+                    "#@ var L=a  x\n#@ each X in L\nfakesrc ! fakesink",
+                    "#@ end\nfakesrc ! fakesink"] {
+            #expect(throws: PipelineFileError.self, "\(bad)") { try PipelineFile(path: "b.pipeline", text: bad) }
         }
     }
 }
