@@ -32,6 +32,31 @@ import Testing
         #expect(written == "{\"text\":\"hello from gst-launch\"}\n")
     }
 
+    @Test func transcriptsinkWritesWhereLocationPointsAndReplacesNothing() async throws {
+        let input = scratch.appendingPathComponent("in.txt")
+        try "written in place".write(to: input, atomically: true, encoding: .utf8)
+        let target = scratch.appendingPathComponent("target.txt")
+        try "old".write(to: target, atomically: true, encoding: .utf8)
+        let link = scratch.appendingPathComponent("link.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let privateFile = scratch.appendingPathComponent("private.txt")
+        FileManager.default.createFile(atPath: privateFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        let hardLink = scratch.appendingPathComponent("hard.txt")
+        try FileManager.default.linkItem(at: privateFile, to: hardLink)
+        for location in [link.path, privateFile.path, "/dev/null"] {
+            let result = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+                "-q", "filesrc", "location=\(input.path)", "!", "text/x-raw,format=utf8", "!", "transcriptsink", "location=\(location)",
+            ], environment: TestSupport.gstEnvironment(registry: scratch))
+            #expect(result.status == 0, "\(location): \(result.stderr)")
+        }
+        let manager = FileManager.default
+        #expect(try manager.destinationOfSymbolicLink(atPath: link.path) == target.path, "the symlink is still a symlink")
+        #expect(try String(contentsOf: target, encoding: .utf8) == "written in place\n", "its target was written")
+        #expect(try manager.attributesOfItem(atPath: privateFile.path)[.posixPermissions] as? Int == 0o600, "the mode is kept")
+        #expect(try String(contentsOf: hardLink, encoding: .utf8) == "written in place\n", "the hard link still shares the file")
+        #expect(try manager.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType == .typeCharacterSpecial)
+    }
+
     @Test func aPythonProgramLoadsThePluginThroughPyGObject() async throws {
         let input = scratch.appendingPathComponent("in.txt")
         try "embedded from Python".write(to: input, atomically: true, encoding: .utf8)

@@ -111,20 +111,22 @@ public final class TranscriptSinkElement: Sink {
         }
     }
 
+    /// Opens `location` where it is, as a shell's `>` (or `>>` with `append`)
+    /// would: a symlink is followed, a device or FIFO is written to, an
+    /// existing file keeps its mode and its hard links. Nothing is replaced.
     private static func openOutput(_ settings: Settings) throws -> (FileHandle, Bool) {
         guard let location = settings.location, location != "-", !location.isEmpty else {
             return (FileHandle.standardOutput, false)
         }
-        let url = URL(fileURLWithPath: location)
-        if settings.append, FileManager.default.fileExists(atPath: location) {
-            let handle = try FileHandle(forWritingTo: url)
-            try handle.seekToEnd()
-            return (handle, true)
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (settings.append ? O_APPEND : O_TRUNC)
+        let descriptor = Glibc.open(location, flags, 0o666)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [
+                NSFilePathErrorKey: location,
+                NSLocalizedDescriptionKey: String(cString: strerror(errno)),
+            ])
         }
-        guard FileManager.default.createFile(atPath: location, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: location])
-        }
-        return (try FileHandle(forWritingTo: url), true)
+        return (FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), true)
     }
 
     public func stop() {
