@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
 let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "CloudTTS", "EspeakTTS", "EspeakSrc", "TranscriptSink",
-                      "SessionRecorder"]
+                      "SessionRecorder", "LineSplitter"]
 
 /// Which provider targets an element uses.
 let providers: [String: [Target.Dependency]] = [
@@ -85,7 +85,7 @@ let package = Package(
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.
         .executableTarget(name: "EmbedParley", dependencies: ["Parley"], path: "Examples/EmbedParley"),
-        // README's "Writing an element": a complete AudioFilter, run by a test.
+        // README's "Writing an element": a complete Filter, run by a test.
         .executableTarget(name: "CustomElement", dependencies: ["Parley", "GstKit"], path: "Examples/CustomElement"),
         .executableTarget(
             name: "ParleyBench",
@@ -100,6 +100,7 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),
         .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator"], path: "Tests/StreamTranslatorTests"),
+        .testTarget(name: "LineSplitterTests", dependencies: ["LineSplitter"], path: "Tests/LineSplitterTests"),
         .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter", "ParleyCore"], path: "Tests/VADSegmenterTests"),
         .testTarget(
             name: "ParleyTests",

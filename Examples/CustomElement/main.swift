@@ -1,4 +1,4 @@
-// A complete element written on GstKit's AudioFilter kind, registered in
+// A complete element written on GstKit's Filter kind, registered in
 // this process and run in a real pipeline: `swift run parley-custom-element-example`.
 //
 // `gain` scales S16LE audio by its `gain` property and posts a
@@ -9,7 +9,7 @@ import GstKit
 import Parley
 import Synchronization
 
-final class Gain: AudioFilter {
+final class Gain: Filter {
     static let DEFAULT_GAIN = 1.0
 
     static let metadata = ElementMetadata(

@@ -59,7 +59,7 @@ public struct ElementMetadata: Sendable {
 /// What every Swift element is, whatever its kind: static metadata, pad
 /// templates and properties, its settings, and the life-cycle hooks.
 ///
-/// An element conforms to exactly one *kind* protocol (`AudioFilter`,
+/// An element conforms to exactly one *kind* protocol (`Filter`,
 /// `Sink`, `Source`, or a kind a framework layer adds, such as the speech
 /// layer's `AsyncTransform`); the kind supplies `bridgeKind` and
 /// `makeDriver`, so a type that claims two kinds does not compile

@@ -102,7 +102,7 @@ struct LaunchScanner {
     }
 
     private mutating func take(_ char: Character, at position: SourcePosition) {
-        if char == "\"" || char == "'" {
+        if char == "\"" {  // gst_parse_launch knows double quotes only
             if start == nil { start = position }
             quote = char
             current.append(char)

@@ -105,7 +105,7 @@ public struct PipelineValidator {
 
     /// The text gst_parse_launch makes of a quoted value: quotes off, `\x` → `x`.
     private func unquote(_ text: String) -> String {
-        guard text.count >= 2, let first = text.first, first == "\"" || first == "'", text.last == first else { return text }
+        guard text.count >= 2, text.first == "\"", text.last == "\"" else { return text }
         var out = ""
         var escaped = false
         for char in text.dropFirst().dropLast() {

@@ -204,9 +204,10 @@ public enum Subtitles {
         SubtitleTime.format(milliseconds: Int((seconds * 1000).rounded()), separator: separator)
     }
 
-    /// A cue's text may not hold a blank line (it would end the cue) or "-->".
-    static func clean(_ text: String) -> String {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    /// A cue's text may not hold a blank line (it would end the cue), "-->"
+    /// (it would read as timing) or control characters.
+    public static func clean(_ text: String) -> String {
+        let lines = SafeText.withoutControls(keepingNewlines: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let joined = lines.joined(separator: "\n").replacingOccurrences(of: "-->", with: "→")
         return joined.isEmpty ? "…" : joined
     }

@@ -36,6 +36,12 @@ struct RunCommand: AsyncParsableCommand {
             try? recorder.setProperty("variables", .string(variables.sorted { $0.key < $1.key }
                 .map { "\($0.key)=\($0.value.replacingOccurrences(of: ";", with: ","))" }.joined(separator: ";")))
         }
+        // When a transcriptsink writes to standard output (text-translate), standard
+        // output is the pipeline's: Parley's own lines go to standard error.
+        let resultsToStandardOutput = !pipeline.elements(factory: "transcriptsink").contains {
+            let location = $0.property("location")?.string ?? ""
+            return location.isEmpty || location == "-"
+        }
         var sessions: [String] = []
         let status = StatusLine(enabled: !quiet && isatty(STDERR_FILENO) != 0)
         let interrupts = InterruptHandler(pipeline: pipeline, status: status)
@@ -47,11 +53,11 @@ struct RunCommand: AsyncParsableCommand {
                 status.observe(event)
                 switch event {
                 case .segment(let segment) where segment.end != nil:
-                    status.printAbove(SegmentFormatter.line(segment), toStandardOutput: true)
+                    status.printAbove(SegmentFormatter.line(segment), toStandardOutput: resultsToStandardOutput)
                 case .transcript(let result) where result.status == .final:
-                    status.printAbove("transcript \(result.segmentID): \(result.text)", toStandardOutput: true)
+                    status.printAbove("transcript \(result.segmentID): \(result.text)", toStandardOutput: resultsToStandardOutput)
                 case .translation(let result) where result.status == .final:
-                    status.printAbove("translation \(result.segmentID) (\(result.language)): \(result.text)", toStandardOutput: true)
+                    status.printAbove("translation \(result.segmentID) (\(result.language)): \(result.text)", toStandardOutput: resultsToStandardOutput)
                 case .latency(let report) where latency:
                     status.printAbove(LatencyFormatter.line(report))
                 case .stateChanged(_, "PLAYING"):
@@ -83,8 +89,8 @@ struct RunCommand: AsyncParsableCommand {
             let folder = URL(fileURLWithPath: location)
             let parent = folder.deletingLastPathComponent().standardizedFileURL.path
             let dir = parent == Session.defaultRoot().standardizedFileURL.path ? "" : "--dir \(parent) "
-            print("replay: parley sessions play \(dir)\(folder.lastPathComponent)")
-            print("read:   parley sessions show \(dir)\(folder.lastPathComponent)")
+            status.printAbove("replay: parley sessions play \(dir)\(folder.lastPathComponent)", toStandardOutput: resultsToStandardOutput)
+            status.printAbove("read:   parley sessions show \(dir)\(folder.lastPathComponent)", toStandardOutput: resultsToStandardOutput)
         }
         if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
     }

@@ -11,6 +11,8 @@ final class StatusLine: @unchecked Sendable {
     private var results = 0
     private var position: UInt64 = 0
     private var shown = false
+    /// After `finish()` lines still print, without a status line under them.
+    private var finished = false
 
     init(enabled: Bool) { self.enabled = enabled }
 
@@ -46,13 +48,17 @@ final class StatusLine: @unchecked Sendable {
     private func draw() {
         guard enabled else { return }
         lock.withLock {
+            guard !finished else { return }
             printError("\r\u{1B}[2K" + text(), terminator: "")
             shown = true
         }
     }
 
     /// Prints a line without garbling the status line.
-    func printAbove(_ line: String, toStandardOutput: Bool = false) {
+    /// Prints one line above the status line. The text may come from a
+    /// provider or a user: it is made safe for a terminal first.
+    func printAbove(_ text: String, toStandardOutput: Bool = false) {
+        let line = TerminalText.safe(text)
         lock.withLock {
             if shown { printError("\r\u{1B}[2K", terminator: "") }
             if toStandardOutput {
@@ -69,6 +75,30 @@ final class StatusLine: @unchecked Sendable {
         lock.withLock {
             printError("\r\u{1B}[2K" + text())
             shown = false
+            finished = true
         }
+    }
+}
+
+/// Text from providers and users made fit for one terminal line: control
+/// characters (escape sequences that retitle or clear the terminal, carriage
+/// returns that overwrite, newlines that forge lines) become U+FFFD, and a
+/// line longer than `maxCharacters` is cut with a note of how much was left out.
+enum TerminalText {
+    static let maxCharacters = 4096
+
+    static func safe(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == maxCharacters {
+                return String(out) + "… (\(text.unicodeScalars.count - count) more characters)"
+            }
+            let value = scalar.value
+            let control = value < 0x20 && value != 0x09 || value == 0x7F || (0x80...0x9F).contains(value)
+            out.append(control ? "\u{FFFD}" : scalar)
+            count += 1
+        }
+        return String(out)
     }
 }

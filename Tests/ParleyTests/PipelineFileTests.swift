@@ -134,8 +134,8 @@ import Testing
         let tokens = try parsed.tokens(environment: [:])
         #expect(PipelineFile.launchString(tokens) == "audiotestsrc num-buffers=2 ! audioconvert ! audio/x-raw,rate=16000 ! fakesink")
         #expect(tokens.first?.position == SourcePosition(line: 3, column: 1), "a fragment's tokens point at where it is written")
-        let replaced = try parsed.tokens(overrides: ["SOURCE": "filesrc location='/tmp/a b.wav' ! wavparse"], environment: [:])
-        #expect(PipelineFile.launchString(replaced) == "filesrc location='/tmp/a b.wav' ! wavparse ! audio/x-raw,rate=16000 ! fakesink")
+        let replaced = try parsed.tokens(overrides: ["SOURCE": #"filesrc location="/tmp/a b.wav" ! wavparse"#], environment: [:])
+        #expect(PipelineFile.launchString(replaced) == #"filesrc location="/tmp/a b.wav" ! wavparse ! audio/x-raw,rate=16000 ! fakesink"#)
         #expect(PipelineValidator().validate(parsed, environment: [:]).isEmpty)
         // Glued to other text it is an error, with its place.
         let glued = try PipelineFile(path: "g.pipeline", text: "#@ fragment SINK=fakesink  Out\nfakesrc ! x${SINK}")

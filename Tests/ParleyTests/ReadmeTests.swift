@@ -19,7 +19,7 @@ import Testing
 
     @Test func theCustomElementExampleScalesTheAudioItIsGiven() async throws {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("final class Gain: AudioFilter {"))
+        #expect(readme.contains("final class Gain: Filter {"))
         let binary = TestSupport.buildFolder.appendingPathComponent("parley-custom-element-example").path
         func peak(_ gain: String) async throws -> Int {
             let result = try await TestSupport.run(binary, [gain])

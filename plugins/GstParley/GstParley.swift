@@ -5,6 +5,7 @@ import CloudSTT
 import CloudTTS
 import EspeakSrc
 import EspeakTTS
+import LineSplitter
 import SessionRecorder
 import StreamTranslator
 import TranscriptSink
@@ -20,6 +21,7 @@ public let parleyElements: [any ElementImpl.Type] = [
     EspeakSrcElement.self,
     TranscriptSinkElement.self,
     SessionRecorderElement.self,
+    LineSplitterElement.self,
 ]
 
 /// Registers every Parley element with `plugin` (nil: in-process).

@@ -10,7 +10,9 @@ enum TranscriptFormatter {
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         switch format {
         case .text:
-            return text + "\n"
+            // One result, one line: a newline or escape sequence in a provider's
+            // text must not forge lines or reach a terminal.
+            return SafeText.oneLine(text) + "\n"
         case .jsonl:
             var object: [String: Any] = ["text": text]
             if let meta {
@@ -25,7 +27,7 @@ enum TranscriptFormatter {
         case .srt:
             let from = start == Gst.clockTimeNone ? 0 : start
             let to = duration == Gst.clockTimeNone ? from + 2 * Gst.second : from + duration
-            return "\(cue)\n\(srtTime(from)) --> \(srtTime(to))\n\(text)\n\n"
+            return "\(cue)\n\(srtTime(from)) --> \(srtTime(to))\n\(Subtitles.clean(text))\n\n"
         }
     }
 

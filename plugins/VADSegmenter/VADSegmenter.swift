@@ -24,7 +24,7 @@ import ParleyCore
 import ParleySpeech
 import Synchronization
 
-public final class VADSegmenterElement: AudioFilter {
+public final class VADSegmenterElement: Filter {
     public static let DEFAULT_THRESHOLD = 0.5
     public static let DEFAULT_PREFIX_PADDING_MS = 300
     public static let DEFAULT_SILENCE_DURATION_MS = 500

@@ -9,10 +9,10 @@ public enum Output: Sendable {
 
 /// The kind of element with one sink and one src pad that turns each input
 /// buffer into zero or more outputs synchronously, on the streaming thread
-/// (the VAD). Like gst-plugins-rs' `BaseTransformImpl::transform`, the
+/// (the VAD on audio, the line splitter on text). Like gst-plugins-rs' `BaseTransformImpl::transform`, the
 /// element returns what to push; the driver pushes it, answers LATENCY with
 /// upstream's plus `addedLatency`, and forwards events it is given back.
-public protocol AudioFilter: ElementImpl {
+public protocol Filter: ElementImpl {
     /// One input buffer in; what to push, in order.
     func transform(_ buffer: Buffer) -> [Output]
     /// A sink-pad event; what to push in its place, in order. The default
@@ -25,7 +25,7 @@ public protocol AudioFilter: ElementImpl {
     static var outputIsOptional: Bool { get }
 }
 
-extension AudioFilter {
+extension Filter {
     public func sinkEvent(_ event: Event) -> [Output] { [.event(event)] }
     public var addedLatency: UInt64 { 0 }
     public static var outputIsOptional: Bool { false }
@@ -36,14 +36,14 @@ extension AudioFilter {
     }
 }
 
-final class FilterDriver<Filter: AudioFilter>: ElementDriver {
-    let filter: Filter
-    init(_ filter: Filter) { self.filter = filter }
+final class FilterDriver<Implementation: Filter>: ElementDriver {
+    let filter: Implementation
+    init(_ filter: Implementation) { self.filter = filter }
     var implementation: any ElementImpl { filter }
 
     func chain(pad: Pad, buffer: Buffer) -> FlowResult {
         let result = push(filter.transform(buffer))
-        return Filter.outputIsOptional ? result.ignoringNotLinked : result
+        return Implementation.outputIsOptional ? result.ignoringNotLinked : result
     }
 
     func event(pad: Pad, event: Event) -> Bool {
