@@ -13,23 +13,25 @@ import Testing
         let session = scratch.appendingPathComponent("room")
         let result = try await TestSupport.run(TestSupport.parleyExecutable, [
             "run", root.appendingPathComponent("pipelines/conversation-fanout.pipeline").path, "--quiet",
-            "--set", "INPUT=\(recording.path)", "--set", "SESSION=\(session.path)",
+            "--set", "INPUT=\(recording.path)", "--set", "SESSION=\(session.path)", "--set", "TARGETS=es,ca,gl",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let recorded = SessionFolder(url: session)
         #expect(recorded.records.map(\.segment) == [0, 1, 2], "\(recorded.records)")
         for record in recorded.records {
             let byLanguage = Dictionary(uniqueKeysWithValues: record.translations.map { ($0.language, $0.text) })
-            #expect(Set(byLanguage.keys) == ["es", "ca"], "\(record.translations)")
+            #expect(Set(byLanguage.keys) == ["es", "ca", "gl"], "TARGETS made three branches: \(record.translations)")
             #expect(SpanishCheck.isSpanish(byLanguage["es"] ?? ""), "\(byLanguage)")
             #expect(!(byLanguage["ca"] ?? "").isEmpty && byLanguage["ca"] != byLanguage["es"])
-            #expect(Set(record.audio) == ["audio/\(String(format: "%04d", record.segment)).es.wav", "audio/\(String(format: "%04d", record.segment)).ca.wav"])
+            #expect(!(byLanguage["gl"] ?? "").isEmpty && byLanguage["gl"] != byLanguage["ca"])
+            let number = String(format: "%04d", record.segment)
+            #expect(Set(record.audio) == ["audio/\(number).es.wav", "audio/\(number).ca.wav", "audio/\(number).gl.wav"])
             for file in record.audio {
                 let wav = try WAVDecoder.decode(try Data(contentsOf: session.appendingPathComponent(file)))
                 #expect(wav.samples.count > wav.rate / 2 && wav.samples.contains { abs(Int($0)) > 2000 }, "\(file) is speech")
             }
         }
-        for name in ["source.srt", "translation.es.srt", "translation.ca.srt"] {
+        for name in ["source.srt", "translation.es.srt", "translation.ca.srt", "translation.gl.srt"] {
             #expect(SubtitleCheck.cues(try String(contentsOf: session.appendingPathComponent(name), encoding: .utf8)).count == 3, "\(name)")
         }
     }
