@@ -31,6 +31,8 @@ public enum SegmentEndReason: String, Sendable, CaseIterable {
     case maxDuration = "max-duration"
     case pttRelease = "ptt-release"
     case eos
+    /// `mode` changed while the segment was open (vad ↔ ptt while PLAYING).
+    case modeChange = "mode-change"
 }
 
 /// A latency stage. The order is the order a segment passes them in.

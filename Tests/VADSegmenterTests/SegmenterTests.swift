@@ -70,6 +70,24 @@ import Testing
         #expect(found[0].reason == .pttRelease)
     }
 
+    @Test func switchingModeWhileRunningEndsTheOpenSegmentAndTheNewModeDecides() {
+        var segmenter = Segmenter(configuration)
+        let all = frames(Array(repeating: 0.9, count: 100) + Array(repeating: 0.1, count: 100))
+        var actions: [SegmenterAction] = []
+        // VAD: speech from 0 opens a segment; at 0.5 s switch to push-to-talk, button up.
+        for frame in all[0..<50] { actions += segmenter.push(frame, pttActive: false) }
+        actions += segmenter.switchMode(to: .ptt)
+        #expect(segmenter.configuration.mode == .ptt && !segmenter.isInSegment)
+        // Speech goes on, but in ptt mode only the button counts: 1.0–1.5 s.
+        for (index, frame) in all[50...].enumerated() { actions += segmenter.push(frame, pttActive: (50..<100).contains(index)) }
+        actions += segmenter.switchMode(to: .ptt)  // the same mode again changes nothing
+        actions += segmenter.finish()
+        let found = ends(actions)
+        #expect(found.map(\.reason) == [.modeChange, .pttRelease])
+        #expect(found[0].start == 0 && found[0].end == 500_000_000)
+        #expect(found[1].start == 1_000_000_000 && found[1].end == 1_500_000_000, "\(found)")
+    }
+
     @Test func everyAudioFrameOfASegmentLiesInsideItsBounds() {
         var segmenter = Segmenter(configuration)
         let actions = run(&segmenter, Array(repeating: 0.1, count: 60) + Array(repeating: 0.9, count: 80) + Array(repeating: 0.1, count: 80))

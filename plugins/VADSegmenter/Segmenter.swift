@@ -105,13 +105,26 @@ public struct Segmenter {
     }
 
     /// EOS: closes an open segment; a candidate too short to count is dropped.
-    public mutating func finish() -> [SegmenterAction] {
+    public mutating func finish() -> [SegmenterAction] { closeAll(reason: .eos) }
+
+    /// A new mode from the next frame on (the interaction mode switched
+    /// while running). A segment still open ends here with `mode-change`, so
+    /// no segment mixes two ways of deciding; speech the VAD was still
+    /// weighing is dropped, as at EOS.
+    public mutating func switchMode(to mode: SegmentationMode) -> [SegmenterAction] {
+        guard mode != configuration.mode else { return [] }
+        let actions = closeAll(reason: .modeChange)
+        configuration.mode = mode
+        return actions
+    }
+
+    private mutating func closeAll(reason: SegmentEndReason) -> [SegmenterAction] {
         var actions: [SegmenterAction] = []
         if open != nil {
             for frame in held { actions.append(.audio(frame, segment: open?.id)) }
             let end = held.last?.end ?? open!.start
             held.removeAll()
-            actions.append(contentsOf: close(at: max(end, lastEnd), reason: .eos))
+            actions.append(contentsOf: close(at: max(end, lastEnd), reason: reason))
         }
         recent.removeAll()
         candidateStart = nil

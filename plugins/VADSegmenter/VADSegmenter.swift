@@ -60,8 +60,10 @@ public final class VADSegmenterElement: Filter {
                      .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
         PropertySpec("max-segment-ms", nick: "Maximum segment", blurb: "Longer segments are cut at the quietest frame of their last 500 ms, in ms",
                      .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
-        PropertySpec("mode", nick: "Mode", blurb: "What decides where segments are",
-                     .enumeration(typeName: "GstParleyVADMode", values: modeValues, default: DEFAULT_MODE.rawValue)),
+        PropertySpec("mode", nick: "Mode",
+                     blurb: "What decides where segments are; may change while PLAYING (a segment then open ends with reason mode-change)",
+                     .enumeration(typeName: "GstParleyVADMode", values: modeValues, default: DEFAULT_MODE.rawValue),
+                     flags: [.readWrite, .mutablePlaying]),
         PropertySpec("ptt-active", nick: "Push-to-talk active", blurb: "In ptt mode, a segment lasts while this is true; set it while PLAYING",
                      .bool(default: DEFAULT_PTT_ACTIVE), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("drop-silence", nick: "Drop silence", blurb: "Drop audio outside segments; false passes all audio, with the events",
@@ -147,10 +149,11 @@ public final class VADSegmenterElement: Filter {
             // Settings that may change while PLAYING apply from the next frame.
             state.segmenter.configuration.threshold = current.segmenter.threshold
             state.segmenter.configuration.silenceDurationMs = current.segmenter.silenceDurationMs
+            let switched = state.segmenter.switchMode(to: current.segmenter.mode)
             let runningTime = state.segment.runningTime(of: buffer.pts)
             if runningTime != Gst.clockTimeNone && state.carry.isEmpty { state.carryPTS = runningTime }
             else if state.carry.isEmpty { state.carryPTS = state.nextPTS }
-            return Self.frames(&state, adding: samples, pttActive: current.pttActive)
+            return switched + Self.frames(&state, adding: samples, pttActive: current.pttActive)
         }
         return outputs(for: actions)
     }
