@@ -18,6 +18,7 @@ struct RunCommand: AsyncParsableCommand {
     var assignments: [String] = []
     @Flag(help: "Print each segment's per-stage latency figures as they arrive.") var latency = false
     @Flag(help: "No status line.") var quiet = false
+    @Flag(help: "Push-to-talk from the keyboard: \(PushToTalk.help).") var ptt = false
 
     func run() async throws {
         let overrides = try parseAssignments(assignments)
@@ -48,6 +49,15 @@ struct RunCommand: AsyncParsableCommand {
         defer { interrupts.cancel() }
         let ticker = status.startTicking(pipeline)
         defer { ticker.cancel() }
+        var pushToTalk: PushToTalk?
+        if ptt {
+            guard let keys = PushToTalk(pipeline: pipeline, status: status) else {
+                printError("\(file): error: --ptt drives a vadsegmenter, and this pipeline has none")
+                throw ExitCode(ExitStatus.invalidInput)
+            }
+            pushToTalk = keys
+        }
+        defer { pushToTalk?.finish() }
         do {
             try await pipeline.run { event in
                 status.observe(event)
@@ -62,6 +72,7 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove(LatencyFormatter.line(report))
                 case .stateChanged(_, "PLAYING"):
                     status.printAbove("playing \(file) (Ctrl-C ends the input)")
+                    pushToTalk?.start()
                 case .info(let source, let message):
                     status.printAbove("\(source): \(message)")
                 case .warning(let source, let message, _):

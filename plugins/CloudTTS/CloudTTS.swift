@@ -13,7 +13,8 @@
 // audio is bracketed by the custom downstream events `parley/tts-start`
 // (segment-id, start) and `parley/tts-end` (segment-id, end), so a recorder
 // can cut it per utterance. `overlap=interrupt` cuts speech in progress
-// and drops queued audio when a new result arrives (barge-in).
+// and drops queued audio when a result of a new segment arrives (barge-in;
+// the sentences of one translation, emit=sentences, do not cut each other).
 //
 // Providers: `local` (the default) is espeak-ng in this process, its voice
 // following the result's language (22050 Hz); `openai` and `compatible`
@@ -125,6 +126,9 @@ public final class CloudTTSElement: AsyncTransform {
         var nextFree: UInt64 = 0
         var received: UInt64 = 0
         var streamLanguage = ""
+        /// The segment of the last result accepted: with `overlap=interrupt` only a
+        /// new segment cuts speech, so a translation's sentences do not cut each other.
+        var lastSegment: UInt64?
         /// The rate of the caps last pushed: a result at another rate pushes new caps first.
         var pushedRate: Int?
     }
@@ -228,7 +232,11 @@ public final class CloudTTSElement: AsyncTransform {
         let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
         guard meta.status == .final else { return [] }
         let current = settings.withLock { $0 }
-        let myGeneration = current.overlap == .interrupt
+        let newSegment = timeline.withLock { timeline in
+            defer { timeline.lastSegment = meta.segmentID }
+            return timeline.lastSegment != meta.segmentID
+        }
+        let myGeneration = current.overlap == .interrupt && newSegment
             ? generation.add(1, ordering: .relaxed).newValue : generation.load(ordering: .relaxed)
         let text = String(validating: buffer.withBytes { Array($0) }, as: UTF8.self)
         return [work(Utterance(text: text,
