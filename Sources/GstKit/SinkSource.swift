@@ -9,17 +9,28 @@ public protocol Sink: ElementImpl {
     func render(_ buffer: Buffer) throws(FlowError)
     /// Sees every event reaching the sink before the base class handles it.
     func sinkEvent(_ event: Event)
+    /// Whether the pipeline waits for this sink's first buffer before it
+    /// plays (GstBaseSink's `async`, which the user may still set). A sink of
+    /// sparse results says false: a transcript comes only once someone has
+    /// spoken, and a pipeline must not wait for one to start playing.
+    static var waitsForPreroll: Bool { get }
 }
 
 extension Sink {
     public func sinkEvent(_ event: Event) {}
+    public static var waitsForPreroll: Bool { true }
     public static var bridgeKind: ElementKind { .sink }
     public static func makeDriver(for implementation: Self) -> any ElementDriver { SinkDriver(implementation) }
 }
 
 final class SinkDriver<S: Sink>: ElementDriver {
     let sink: S
-    init(_ sink: S) { self.sink = sink }
+    init(_ sink: S) {
+        self.sink = sink
+        if !S.waitsForPreroll {
+            gst_base_sink_set_async_enabled(UnsafeMutableRawPointer(sink.element.pointer).assumingMemoryBound(to: GstBaseSink.self), 0)
+        }
+    }
     var implementation: any ElementImpl { sink }
 
     func changeState(_ change: StateChange, after: Bool) -> Bool {

@@ -70,6 +70,10 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove("translation \(result.segmentID) (\(result.language)): \(result.text)", toStandardOutput: resultsToStandardOutput)
                 case .latency(let report) where latency:
                     status.printAbove(LatencyFormatter.line(report))
+                case .stateChanged(_, "PAUSED"):
+                    // Keys act from PAUSED on: a pipeline whose sinks wait for data
+                    // to preroll would otherwise never hear the first press.
+                    pushToTalk?.start()
                 case .stateChanged(_, "PLAYING"):
                     status.printAbove("playing \(file) (Ctrl-C ends the input)")
                     pushToTalk?.start()

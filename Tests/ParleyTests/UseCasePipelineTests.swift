@@ -1,4 +1,5 @@
 import Foundation
+import Parley
 import ParleyCore
 import ParleyTestSupport
 import Testing
@@ -95,5 +96,138 @@ import Testing
         let written = try String(contentsOf: srt, encoding: .utf8)
         #expect(SubtitleCheck.cues(written).count == 1, "\(written)")
         #expect(!written.contains("\u{1B}") && !written.contains("--> 00:09:00,000"))
+    }
+
+    /// One LibriVox reading, then `silence` seconds of silence, then optionally the reading again.
+    func reading(then silence: Double, again: Bool = false, named name: String) throws -> String {
+        let clip = try SpeechFixtures.samples(ofWAV: SpeechFixtures.clips[0])
+        let samples = clip + [Int16](repeating: 0, count: Int(silence * 16_000)) + (again ? clip : [])
+        let path = scratch.appendingPathComponent("\(name).wav").path
+        try SpeechFixtures.writeWAV(samples, rate: 16_000, to: path)
+        return path
+    }
+
+    @Test func liveTranslateSpeaksEachUtteranceWithTheMicrophoneAndSpeakersReplaced() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let spoken = scratch.appendingPathComponent("speakers.wav"), session = scratch.appendingPathComponent("live")
+        let result = try await TestSupport.run(TestSupport.parleyExecutable, [
+            "run", root.appendingPathComponent("pipelines/live-translate.pipeline").path, "--quiet",
+            "--set", "SOURCE=filesrc location=\"\(recording.path)\" ! wavparse",
+            "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
+        ], environment: environment(cache: scratch))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("transcript ") }.count == 3, "\(result.stdout)")
+        let recorded = SessionFolder(url: session)
+        #expect(recorded.records.map(\.segment) == [0, 1, 2])
+        #expect(recorded.records.allSatisfy { SpanishCheck.isSpanish($0.translations.first?.text ?? "") }, "\(recorded.records)")
+        let wav = try WAVDecoder.decode(try Data(contentsOf: spoken))
+        #expect(Double(wav.samples.count) / Double(wav.rate) > 2, "the speakers got the Spanish speech")
+        #expect(wav.samples.contains { abs(Int($0)) > 2000 }, "not silent")
+    }
+
+    @Test func dictationWritesWhatWasSaidWhileTheSpaceBarWasOn() async throws {
+        signal(SIGPIPE, SIG_IGN)  // a child that died early must fail the test, not end it
+        // Real time: 3.3 s of speech, then 2 s of silence. Space at the start, space again in the silence.
+        let recording = try reading(then: 2.0, named: "dictated")
+        let output = scratch.appendingPathComponent("notes.txt")
+        try "an earlier note\n".write(to: output, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
+        process.arguments = [
+            "run", "--ptt", root.appendingPathComponent("pipelines/dictation.pipeline").path,
+            "--set", "SOURCE=filesrc location=\"\(recording)\" ! wavparse ! identity sync=true",
+            "--set", "OUTPUT=\(output.path)",
+        ]
+        // The default chain, groq,local, with no Groq key: Groq is left out and Whisper-base listens.
+        var environment = ProcessInfo.processInfo.environment
+        environment["GROQ_API_KEY"] = nil
+        process.environment = environment
+        let keys = Pipe(), out = Pipe(), err = Pipe()
+        (process.standardInput, process.standardOutput, process.standardError) = (keys, out, err)
+        let banner = LineWatcher(err, waitingFor: "push-to-talk:")
+        try ProcessEnvironment.whileSpawning { try process.run() }
+        let stdout = DrainedPipe(out)
+        #expect(await banner.seen(within: 60), "parley run announces push-to-talk once playing")
+        try keys.fileHandleForWriting.write(contentsOf: Data(" ".utf8))
+        try await Task.sleep(for: .milliseconds(4200))
+        try keys.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+        let printed = String(decoding: stdout.wait(seconds: 60), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(banner.text)")
+        let segments = printed.split(separator: "\n").filter { $0.hasPrefix("segment ") }
+        #expect(segments.count == 1 && segments[0].contains("ptt-release"), "one segment, as long as the bar was on: \(printed)")
+        let notes = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(notes.count == 2 && notes[0] == "an earlier note", "appended, the earlier note kept: \(notes)")
+        #expect(notes.last?.lowercased().contains("young man") == true, "\(notes)")
+        #expect(banner.text.contains("● talking") && banner.text.contains("○ not talking"), "the state is shown: \(banner.text)")
+    }
+
+    @Test func aRealtimeSessionSwitchesFromVADToPushToTalkWhileRunning() async throws {
+        // Real time: the reading, 1.5 s of silence, the reading again (about 8 s).
+        let recording = try reading(then: 1.5, again: true, named: "turns")
+        let session = scratch.appendingPathComponent("realtime")
+        let file = try PipelineFile(path: root.appendingPathComponent("pipelines/realtime-session.pipeline").path)
+        let tokens = try file.tokens(overrides: [
+            "SOURCE": "filesrc location=\"\(recording)\" ! wavparse ! identity sync=true",
+            "SINK": "fakesink", "SESSION": session.path,
+        ])
+        let pipeline = try Pipeline(launch: PipelineFile.launchString(tokens))
+        try pipeline.play()
+        var segments: [SegmentEvent] = [], transcripts: [TextResult] = []
+        var press: Task<Void, Never>?
+        for await event in pipeline.events {
+            switch event {
+            case .segment(let segment) where segment.end != nil:
+                segments.append(segment)
+                if segments.count == 1 {
+                    // The first turn was the VAD's. Now push-to-talk with the button up: the
+                    // second reading (from 4.8 s) makes no turn until the button goes down, 2 s later.
+                    try pipeline.set("mode", of: "turns", to: "ptt")
+                    press = Task {
+                        try? await Task.sleep(for: .milliseconds(2000))
+                        try? pipeline.set("ptt-active", of: "turns", to: "true")
+                    }
+                }
+            case .transcript(let result) where result.status == .final: transcripts.append(result)
+            case .error(let source, let message, _): Issue.record("\(source): \(message)")
+            default: break
+            }
+            if case .eos = event { break }
+        }
+        await press?.value
+        await onThread { pipeline.stop() }
+        #expect(segments.map(\.reason) == ["silence", "eos"], "a VAD turn, then a push-to-talk turn: \(segments)")
+        let second = Double(segments.last?.start ?? 0) / 1e9
+        #expect(second > 4.9, "the second turn began at the press, not where the VAD would have begun it (4.5 s): \(second)")
+        #expect(transcripts.count == 2 && transcripts[0].text.lowercased().contains("young man"), "\(transcripts)")
+        let recorded = SessionFolder(url: session)
+        #expect(recorded.records.count == 2 && recorded.records.allSatisfy { !($0.translations.first?.text ?? "").isEmpty })
+    }
+}
+
+/// Collects a pipe's text on a thread and says when a marker appears.
+final class LineWatcher: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected = ""
+    private let marker: String
+    init(_ pipe: Pipe, waitingFor marker: String) {
+        self.marker = marker
+        Thread { [self] in
+            while true {
+                let data = pipe.fileHandleForReading.availableData
+                if data.isEmpty { return }
+                lock.withLock { collected += String(decoding: data, as: UTF8.self) }
+            }
+        }.start()
+    }
+    var text: String { lock.withLock { collected } }
+    func seen(within seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if text.contains(marker) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 }

@@ -24,6 +24,8 @@ public enum TranscriptFormat: Int, Sendable, CaseIterable {
 }
 
 public final class TranscriptSinkElement: Sink {
+    /// Results are sparse: the pipeline plays without waiting for the first (async=false).
+    public static var waitsForPreroll: Bool { false }
     public static let DEFAULT_LOCATION: String? = nil
     public static let DEFAULT_FORMAT = TranscriptFormat.text
     public static let DEFAULT_FINALS_ONLY = true
