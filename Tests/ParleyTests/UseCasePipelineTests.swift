@@ -126,6 +126,29 @@ import Testing
         #expect(wav.samples.contains { abs(Int($0)) > 2000 }, "not silent")
     }
 
+    @Test func theVoiceAssistantAnswersEachUtteranceOfflineAndSpeaksTheAnswer() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let spoken = scratch.appendingPathComponent("answers.wav"), session = scratch.appendingPathComponent("assistant")
+        var environment = environment(cache: scratch)
+        environment["OPENAI_API_KEY"] = nil  // the chain openai,local without a key: the offline assistant answers
+        let result = try await TestSupport.run(TestSupport.parleyExecutable, [
+            "run", root.appendingPathComponent("pipelines/voice-assistant.pipeline").path, "--quiet",
+            "--set", "SOURCE=filesrc location=\"\(recording.path)\" ! wavparse",
+            "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
+        ], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("openai") && result.stderr.contains("OPENAI_API_KEY"), "the left-out provider is named: \(result.stderr)")
+        let recorded = SessionFolder(url: session)
+        #expect(recorded.records.map(\.segment) == [0, 1, 2])
+        for record in recorded.records {
+            let question = record.source?.text ?? "", answer = record.translations.map(\.text).joined(separator: " ")
+            #expect(answer.hasPrefix("I heard: \(question)") && answer.contains("Offline I can"), "\(question) → \(answer)")
+            #expect(record.translations.first?.provider?.hasPrefix("local (offline assistant") == true, "\(record.translations)")
+        }
+        let wav = try WAVDecoder.decode(try Data(contentsOf: spoken))
+        #expect(Double(wav.samples.count) / Double(wav.rate) > 3 && wav.samples.contains { abs(Int($0)) > 2000 }, "the answers were spoken")
+    }
+
     @Test func dictationWritesWhatWasSaidWhileTheSpaceBarWasOn() async throws {
         signal(SIGPIPE, SIG_IGN)  // a child that died early must fail the test, not end it
         // Real time: 3.3 s of speech, then 2 s of silence. Space at the start, space again in the silence.

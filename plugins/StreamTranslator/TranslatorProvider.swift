@@ -44,6 +44,12 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
     func makeTranslator(_ position: ChainPosition, settings: StreamTranslatorElement.Settings, sourceLanguage: String,
                         environment: [String: String]) throws -> any TextTranslator {
         switch self {
+        case .local where settings.mode == .assistant:
+            // Answers are English; apertium says them in the target language where it can.
+            let installed = ApertiumTranslator.installedModes()
+            let mode = LanguageNames.primary(settings.targetLanguage) == "en" ? nil
+                : ApertiumTranslator.mode(from: "en", to: settings.targetLanguage, installed: installed)
+            return LocalAssistantTranslator(answerTranslator: try mode.map { try ApertiumTranslator(mode: $0, timeoutMs: settings.timeoutMs) })
         case .local:
             let installed = ApertiumTranslator.installedModes()
             guard let mode = ApertiumTranslator.mode(from: sourceLanguage, to: settings.targetLanguage, installed: installed) else {

@@ -1,0 +1,113 @@
+import ApertiumEngine
+import Foundation
+
+/// The offline answerer behind `mode=assistant provider=local`: not a
+/// language model (none ships in Debian), a handful of intents a voice
+/// assistant is asked most, answered exactly, in English:
+///
+/// - the time ("what time is it") and the date ("what day is it", "what's the date");
+/// - sums with two numbers ("what is 12 times 7", "15 divided by 4", "3 plus 4");
+/// - what was said before ("what did I say", "repeat that"), from the conversation's context;
+/// - a greeting.
+///
+/// Anything else is answered honestly: what it heard, what it can do
+/// offline, and that a chain such as `provider=openai,local` answers the rest.
+/// The last provider of an assistant chain, so the conversation goes on
+/// when the network or the key does not.
+public struct LocalAssistant: Sendable {
+    public init() {}
+
+    public func answer(_ text: String, previous: [String], now: Date = Date(), timeZone: TimeZone = .current) -> String {
+        let words = text.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "." && $0 != "'" && $0 != "-" }
+            .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ".")) }.filter { !$0.isEmpty }
+        let said = Set(words)
+        if said.contains("time") && (said.contains("what") || said.contains("what's") || said.contains("tell")) {
+            return "It is \(Self.format(now, "HH:mm", timeZone))."
+        }
+        if (said.contains("date") || (said.contains("day") && (said.contains("what") || said.contains("what's")))) || said.contains("today") {
+            return "Today is \(Self.format(now, "EEEE, d MMMM yyyy", timeZone))."
+        }
+        if let sum = Self.arithmetic(words) { return sum }
+        if said.contains("repeat") || (said.contains("say") || said.contains("said")) && said.contains("what") && said.contains("i") {
+            guard let last = previous.last else { return "You have not said anything before this." }
+            return "You said: \(last)"
+        }
+        if let first = words.first, ["hello", "hi", "hey", "good"].contains(first), words.count <= 4 {
+            return "Hello! Ask me the time, the date or a sum."
+        }
+        let heard = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return "I heard: \(heard) Offline I can tell the time and the date, do sums and repeat what you said; with a key, provider=openai,local answers the rest."
+    }
+
+    private static let numberWords = ["zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                                      "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "hundred": 100]
+    private enum Operation: String { case plus, minus, times, dividedBy = "divided by" }
+
+    /// "a <op> b" with a and b numbers (digits or small number words).
+    static func arithmetic(_ words: [String]) -> String? {
+        func number(_ word: String) -> Double? { Double(word) ?? numberWords[word].map(Double.init) }
+        for (index, word) in words.enumerated() where index > 0 {
+            let operation: Operation?
+            var next = index + 1
+            switch word {
+            case "plus", "+": operation = .plus
+            case "minus", "-": operation = .minus
+            case "times", "x", "*": operation = .times
+            case "multiplied": operation = .times; if next < words.count, words[next] == "by" { next += 1 }
+            case "divided", "over": operation = .dividedBy; if next < words.count, words[next] == "by" { next += 1 }
+            default: operation = nil
+            }
+            guard let operation, next < words.count, let a = number(words[index - 1]), let b = number(words[next]) else { continue }
+            let result: Double
+            switch operation {
+            case .plus: result = a + b
+            case .minus: result = a - b
+            case .times: result = a * b
+            case .dividedBy:
+                guard b != 0 else { return "\(show(a)) divided by zero has no answer." }
+                result = a / b
+            }
+            return "\(show(a)) \(operation.rawValue) \(show(b)) is \(show(result))."
+        }
+        return nil
+    }
+
+    static func show(_ value: Double) -> String {
+        if value.rounded() == value && abs(value) < 1e15 { return String(Int64(value)) }
+        return String(format: "%.4g", value)
+    }
+
+    static func format(_ date: Date, _ pattern: String, _ timeZone: TimeZone) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = pattern
+        return formatter.string(from: date)
+    }
+}
+
+/// `provider=local` in assistant mode: LocalAssistant answers in English,
+/// and apertium translates the answer when the target language is another
+/// one it has a pair for (otherwise the answer stays English, said in the name).
+struct LocalAssistantTranslator: TextTranslator {
+    let assistant = LocalAssistant()
+    let answerTranslator: ApertiumTranslator?
+    var name: String { "local (offline assistant\(answerTranslator.map { ", apertium \($0.mode)" } ?? ""))" }
+
+    func translate(_ request: TranslationRequest,
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+        let english = assistant.answer(request.text, previous: request.context.map(\.source))
+        guard let engine = answerTranslator else { return Translation(text: english) }
+        let result: Result<String, ApertiumError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(ApertiumError) in try engine.translate(english) })
+            }
+        }
+        switch result {
+        case .success(let text): return Translation(text: text)
+        case .failure(let error): throw TranslatorFailure(error: .engine(error.description), attempts: 1)
+        }
+    }
+
+    func shutdown() { answerTranslator?.shutdown() }
+}
