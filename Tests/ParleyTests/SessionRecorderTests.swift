@@ -23,14 +23,33 @@ import Testing
         try await pipeline.run()
         let session = SessionFolder(url: folder)
         #expect(session.records.map(\.segment) == [0, 1, 2, 3])
-        #expect(session.records.map(\.status) == ["final", "skipped", "final", "final"], "\(session.records.map(\.status))")
+        #expect(session.records.map(\.status) == ["final", "skipped", "failed", "final"], "\(session.records.map(\.status))")
         #expect(session.records[1].reason?.contains("empty") == true, "\(String(describing: session.records[1].reason))")
-        // The long text translates; speaking it is refused, and that is said on its audio side.
+        // The long text translates; speaking it is refused, and the session says so (cloudtts's parley/tts-end status=failed).
+        #expect(session.records[2].translations.first?.status == "final")
+        #expect(session.records[2].reason?.hasPrefix("speech: ") == true && session.records[2].reason?.contains("limit") == true,
+                "\(String(describing: session.records[2].reason))")
         #expect(session.records[0].audio == ["audio/0000.es.wav"] && session.records[2].audio.isEmpty && session.records[3].audio.count == 1)
         #expect(session.records[0].translations.first?.provider == "local (apertium eng-spa)")
         #expect(session.records[0].voices == ["local (espeak-ng)"])
         #expect(session.records[0].start == 0 && session.records[3].start == 6)
         #expect(session.info?.segments == 4)
+    }
+
+    @Test func speechThatNoProviderCouldGiveIsRecordedAsFailed() async throws {
+        let folder = TestSupport.temporaryFolder().appendingPathComponent("session")
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="Good morning.|Good night." spacing-ms=2000 ! tee name=texts
+            texts. ! queue ! rec.transcript_%u
+            texts. ! queue ! cloudtts provider=compatible base-url=\(ScriptedHTTPServer.closedURL()) max-retries=0 ! rec.audio_%u
+            sessionrecorder name=rec location=\(folder.path)
+            """)
+        try await pipeline.run()
+        let session = SessionFolder(url: folder)
+        #expect(session.records.map(\.segment) == [0, 1])
+        #expect(session.records.allSatisfy { $0.status == "failed" && $0.audio.isEmpty }, "\(session.records)")
+        #expect(session.records.first?.reason?.hasPrefix("speech: provider compatible") == true, "\(String(describing: session.records.first?.reason))")
+        #expect(session.info?.failures == 2)
     }
 
     @Test func aSessionKilledMidwayIsStillReadable() async throws {

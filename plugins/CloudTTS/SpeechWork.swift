@@ -44,12 +44,19 @@ final class Placement: @unchecked Sendable {
         element.timeline.withLock { $0.nextFree = max($0.nextFree, reached) }
     }
 
-    /// The result: the end marker after the audio, if any left.
-    func finish(_ output: inout StageOutput) {
-        guard start != nil else { return }
-        output.eventsAfter.append(Event.customDownstream(Structure("parley/tts-end", [
-            ("segment-id", .uint64(id)), ("end", .uint64(end)),
-        ])))
+    /// The result: the end marker after the audio, if any left. A result
+    /// that was not spoken (failed) still gets one, with `status` and
+    /// `reason`, so a recorder downstream knows the segment has no speech and why.
+    func finish(_ output: inout StageOutput, failure: String? = nil) {
+        guard start != nil || failure != nil else { return }
+        output.eventsAfter.append(Self.endMarker(id: id, end: start == nil ? pts : end, failure: failure))
+    }
+
+    /// `parley/tts-end`: segment-id, end; with status=failed and reason when not spoken.
+    static func endMarker(id: UInt64, end: UInt64, failure: String?) -> Event {
+        var fields: [(String, PropertyValue)] = [("segment-id", .uint64(id)), ("end", .uint64(end))]
+        if let failure { fields += [("status", .string("failed")), ("reason", .string(failure))] }
+        return Event.customDownstream(Structure("parley/tts-end", fields))
     }
 }
 
@@ -74,8 +81,12 @@ extension CloudTTSElement {
             let text = (utterance.text ?? "").replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
             func result(_ status: SpeechStatus, _ warning: String?) -> StageOutput {
                 counters.count(status)
-                return StageOutput(warning: warning.map { ElementMessageText("\(name): segment \(id): \($0)") },
-                                   messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
+                var output = StageOutput(warning: warning.map { ElementMessageText("\(name): segment \(id): \($0)") },
+                                         messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
+                if status == .failed {
+                    output.eventsAfter = [Placement.endMarker(id: id, end: utterance.pts, failure: warning ?? "not spoken")]
+                }
+                return output
             }
             guard stillCurrent() else { return result(.skipped, nil) }
             guard utterance.text != nil else { return result(.failed, "the text is not valid UTF-8: not spoken") }
@@ -125,6 +136,7 @@ extension CloudTTSElement {
             }
             let samples = progress.withLock { $0.samples }
             var output: StageOutput
+            var unspokenReason: String?
             switch outcome {
             case .served(_, let index, let moves, let disabled):
                 let rate = speakers.members[index].rate
@@ -146,6 +158,7 @@ extension CloudTTSElement {
                 } else {
                     text = "no provider could speak it: " + failure.reasons.joined(separator: "; ")
                 }
+                unspokenReason = text
                 output = StageOutput(
                     warning: ElementMessageText("\(name): segment \(id): \(text)"),
                     messages: moves.map { ProviderFallback.message(segmentID: id, $0) }
@@ -157,7 +170,8 @@ extension CloudTTSElement {
                     output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
                 }
             }
-            output.prepare = { placement.finish(&$0) }
+            let unspoken = unspokenReason
+            output.prepare = { placement.finish(&$0, failure: unspoken) }
             return output
         }, placeholder: { [self] reason in
             counters.count(.skipped)

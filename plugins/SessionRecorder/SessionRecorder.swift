@@ -160,7 +160,13 @@ public final class SessionRecorderElement: MultiSink {
             case .caps(let caps):
                 if let format = AudioFormat(caps: caps) { writer.setRate(format.rate, pad: pad) }
             case .customDownstream(let structure) where structure.name == "parley/tts-end":
-                if let id = structure["segment-id"]?.uint64 { writer.utteranceEnded(id, pad: pad) }
+                if let id = structure["segment-id"]?.uint64 {
+                    if structure["status"]?.string == "failed" {
+                        writer.speechFailed(id, pad: pad, reason: structure["reason"]?.string ?? "not spoken")
+                    } else {
+                        writer.utteranceEnded(id, pad: pad)
+                    }
+                }
             case .eos:
                 return writer.ended(pad: pad)
             default:

@@ -40,6 +40,8 @@ final class SessionWriter: @unchecked Sendable {
         var done: Set<String> = []
         /// Which translation entry each translation pad fills.
         var translationIndex: [String: Int] = [:]
+        /// Why an audio pad has no speech for this segment (its TTS failed).
+        var speechFailure: String?
         var written = false
         var changed = false
     }
@@ -181,6 +183,19 @@ final class SessionWriter: @unchecked Sendable {
         try? flush()
     }
 
+    /// The TTS upstream of `pad` could not speak `segment` (its `parley/tts-end`
+    /// said failed): the segment is recorded as failed, with the reason, and
+    /// this pad is done with it. Audio that had started is kept.
+    func speechFailed(_ segment: UInt64, pad: String, reason: String) {
+        if utterances[pad]?.segment == segment { try? finishUtterance(pad) }
+        var entry = pending[segment] ?? Pending(record: SegmentRecord(segment: segment, start: 0, end: 0))
+        entry.speechFailure = "speech: \(reason)"
+        entry.done.insert(pad)
+        entry.changed = true
+        pending[segment] = entry
+        try? flush()
+    }
+
     /// Completes the WAV's header, syncs it and gives it its final name.
     private func finishUtterance(_ pad: String) throws {
         guard let utterance = utterances.removeValue(forKey: pad) else { return }
@@ -232,6 +247,10 @@ final class SessionWriter: @unchecked Sendable {
                 entry.record.status = part.status
                 entry.record.reason = part.reason
                 break
+            }
+            if entry.record.status == "final", let failure = entry.speechFailure {
+                entry.record.status = "failed"
+                entry.record.reason = failure
             }
             // Subtitles first: after a kill between the two, they hold at most one cue the log does not.
             if let index = finished.firstIndex(where: { $0.segment == id }) { finished[index] = entry.record } else { finished.append(entry.record) }
