@@ -5,7 +5,7 @@ import ParleyTestSupport
 import Testing
 
 /// The use-case pipeline files, run end to end by `parley run` on real recorded speech.
-@Suite struct UseCasePipelineTests {
+@Suite(.serialized) struct UseCasePipelineTests {
     let root = TestSupport.packageRoot
     let scratch = TestSupport.temporaryFolder()
 
@@ -151,8 +151,8 @@ import Testing
 
     @Test func dictationWritesWhatWasSaidWhileTheSpaceBarWasOn() async throws {
         signal(SIGPIPE, SIG_IGN)  // a child that died early must fail the test, not end it
-        // Real time: 3.3 s of speech, then 2 s of silence. Space at the start, space again in the silence.
-        let recording = try reading(then: 2.0, named: "dictated")
+        // Real time: 3.3 s of speech, then 3 s of silence. Space at the start, space again in the silence.
+        let recording = try reading(then: 3.0, named: "dictated")
         let output = scratch.appendingPathComponent("notes.txt")
         try "an earlier note\n".write(to: output, atomically: true, encoding: .utf8)
         let process = Process()
@@ -171,12 +171,18 @@ import Testing
         let banner = LineWatcher(err, waitingFor: "push-to-talk:")
         try ProcessEnvironment.whileSpawning { try process.run() }
         let stdout = DrainedPipe(out)
-        #expect(await banner.seen(within: 60), "parley run announces push-to-talk once playing")
-        try keys.fileHandleForWriting.write(contentsOf: Data(" ".utf8))
-        try await Task.sleep(for: .milliseconds(4200))
-        try keys.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+        // The keys are pressed from a thread of its own, timed from the banner: a busy
+        // machine must not delay them the way it may delay this test's task.
+        let presser = Thread {
+            guard banner.wait(seconds: 60) else { return }
+            try? keys.fileHandleForWriting.write(contentsOf: Data(" ".utf8))
+            usleep(4_800_000)
+            try? keys.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+        }
+        presser.start()
         let printed = String(decoding: stdout.wait(seconds: 60), as: UTF8.self)
         process.waitUntilExit()
+        #expect(banner.text.contains("push-to-talk:"), "parley run announces push-to-talk once playing")
         #expect(process.terminationStatus == 0, "\(banner.text)")
         let segments = printed.split(separator: "\n").filter { $0.hasPrefix("segment ") }
         #expect(segments.count == 1 && segments[0].contains("ptt-release"), "one segment, as long as the bar was on: \(printed)")
@@ -196,30 +202,36 @@ import Testing
             "SINK": "fakesink", "SESSION": session.path,
         ])
         let pipeline = try Pipeline(launch: PipelineFile.launchString(tokens))
-        try pipeline.play()
-        var segments: [SegmentEvent] = [], transcripts: [TextResult] = []
-        var press: Task<Void, Never>?
-        for await event in pipeline.events {
-            switch event {
-            case .segment(let segment) where segment.end != nil:
-                segments.append(segment)
-                if segments.count == 1 {
-                    // The first turn was the VAD's. Now push-to-talk with the button up: the
-                    // second reading (from 4.8 s) makes no turn until the button goes down, 2 s later.
-                    try pipeline.set("mode", of: "turns", to: "ptt")
-                    press = Task {
-                        try? await Task.sleep(for: .milliseconds(2000))
-                        try? pipeline.set("ptt-active", of: "turns", to: "true")
-                    }
+        // The switches happen at positions in the audio, on a thread of their own: a busy
+        // machine may run the test late, but the pipeline's clock says where the audio is.
+        // At 4.2 s (the first turn ended at about 3.8 s) push-to-talk with the button up: the
+        // second reading (from 4.8 s) makes no turn until the button goes down at 5.8 s.
+        let switcher = Thread {
+            let deadline = Date().addingTimeInterval(60)
+            var switched = false
+            while Date() < deadline {
+                let position = Double(pipeline.position ?? 0) / 1e9
+                if !switched, position >= 4.2 {
+                    try? pipeline.set("mode", of: "turns", to: "ptt")
+                    switched = true
                 }
-            case .transcript(let result) where result.status == .final: transcripts.append(result)
-            case .error(let source, let message, _): Issue.record("\(source): \(message)")
-            default: break
+                if position >= 5.8 {
+                    try? pipeline.set("ptt-active", of: "turns", to: "true")
+                    return
+                }
+                usleep(5_000)
             }
-            if case .eos = event { break }
         }
-        await press?.value
-        await onThread { pipeline.stop() }
+        var segments: [SegmentEvent] = [], transcripts: [TextResult] = []
+        var started = false
+        try await pipeline.run { event in
+            if case .stateChanged(_, "PLAYING") = event, !started {
+                started = true
+                switcher.start()
+            }
+            if case .segment(let segment) = event, segment.end != nil { segments.append(segment) }
+            if case .transcript(let result) = event, result.status == .final { transcripts.append(result) }
+        }
         #expect(segments.map(\.reason) == ["silence", "eos"], "a VAD turn, then a push-to-talk turn: \(segments)")
         let second = Double(segments.last?.start ?? 0) / 1e9
         #expect(second > 4.9, "the second turn began at the press, not where the VAD would have begun it (4.5 s): \(second)")
@@ -245,11 +257,12 @@ final class LineWatcher: @unchecked Sendable {
         }.start()
     }
     var text: String { lock.withLock { collected } }
-    func seen(within seconds: Double) async -> Bool {
+    /// Blocks (on the caller's thread) until the marker appears.
+    func wait(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if text.contains(marker) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+            usleep(5_000)
         }
         return false
     }
