@@ -193,8 +193,8 @@ import Testing
     }
 
     @Test func aRealtimeSessionSwitchesFromVADToPushToTalkWhileRunning() async throws {
-        // Real time: the reading, 1.5 s of silence, the reading again (about 8 s).
-        let recording = try reading(then: 1.5, again: true, named: "turns")
+        // Real time: the reading, 3 s of silence, the reading again (about 9.6 s).
+        let recording = try reading(then: 3.0, again: true, named: "turns")
         let session = scratch.appendingPathComponent("realtime")
         let file = try PipelineFile(path: root.appendingPathComponent("pipelines/realtime-session.pipeline").path)
         let tokens = try file.tokens(overrides: [
@@ -202,39 +202,28 @@ import Testing
             "SINK": "fakesink", "SESSION": session.path,
         ])
         let pipeline = try Pipeline(launch: PipelineFile.launchString(tokens))
-        // The switches happen at positions in the audio, on a thread of their own: a busy
-        // machine may run the test late, but the pipeline's clock says where the audio is.
-        // At 4.2 s (the first turn ended at about 3.8 s) push-to-talk with the button up: the
-        // second reading (from 4.8 s) makes no turn until the button goes down at 5.8 s.
+        // The switches are made from a thread of its own, which watches the segmenter's own
+        // count of closed turns (a busy machine may run this test's task late). When the first
+        // turn has ended (about 3.8 s): push-to-talk with the button up, so the second reading
+        // (from 6.3 s) makes no turn until the button goes down 3.5 s later (about 7.3 s); the
+        // VAD would have opened it at 6.0 s.
+        let turns = try #require(pipeline.element(named: "turns"))
         let switcher = Thread {
             let deadline = Date().addingTimeInterval(60)
-            var switched = false
-            while Date() < deadline {
-                let position = Double(pipeline.position ?? 0) / 1e9
-                if !switched, position >= 4.2 {
-                    try? pipeline.set("mode", of: "turns", to: "ptt")
-                    switched = true
-                }
-                if position >= 5.8 {
-                    try? pipeline.set("ptt-active", of: "turns", to: "true")
-                    return
-                }
-                usleep(5_000)
-            }
+            while Date() < deadline, (turns.property("segments")?.uint64 ?? 0) < 1 { usleep(2_000) }
+            try? pipeline.set("mode", of: "turns", to: "ptt")
+            usleep(3_500_000)
+            try? pipeline.set("ptt-active", of: "turns", to: "true")
         }
         var segments: [SegmentEvent] = [], transcripts: [TextResult] = []
-        var started = false
+        switcher.start()
         try await pipeline.run { event in
-            if case .stateChanged(_, "PLAYING") = event, !started {
-                started = true
-                switcher.start()
-            }
             if case .segment(let segment) = event, segment.end != nil { segments.append(segment) }
             if case .transcript(let result) = event, result.status == .final { transcripts.append(result) }
         }
         #expect(segments.map(\.reason) == ["silence", "eos"], "a VAD turn, then a push-to-talk turn: \(segments)")
         let second = Double(segments.last?.start ?? 0) / 1e9
-        #expect(second > 4.9, "the second turn began at the press, not where the VAD would have begun it (4.5 s): \(second)")
+        #expect(second > 6.5, "the second turn began at the press, not where the VAD would have begun it (6.0 s): \(second)")
         #expect(transcripts.count == 2 && transcripts[0].text.lowercased().contains("young man"), "\(transcripts)")
         let recorded = SessionFolder(url: session)
         #expect(recorded.records.count == 2 && recorded.records.allSatisfy { !($0.translations.first?.text ?? "").isEmpty })
