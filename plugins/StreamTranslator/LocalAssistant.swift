@@ -98,15 +98,7 @@ struct LocalAssistantTranslator: TextTranslator {
                    onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
         let english = assistant.answer(request.text, previous: request.context.map(\.source))
         guard let engine = answerTranslator else { return Translation(text: english) }
-        let result: Result<String, ApertiumError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ApertiumError) in try engine.translate(english) })
-            }
-        }
-        switch result {
-        case .success(let text): return Translation(text: text)
-        case .failure(let error): throw TranslatorFailure(error: .engine(error.description), attempts: 1)
-        }
+        return try await engine.translation(of: english)
     }
 
     func shutdown() { answerTranslator?.shutdown() }

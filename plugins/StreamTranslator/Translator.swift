@@ -56,11 +56,18 @@ struct ApertiumTextTranslator: TextTranslator {
 
     func translate(_ request: TranslationRequest,
                    onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
-        // A blocking pipe read: off Swift's small cooperative pool.
-        let engine = engine
+        try await engine.translation(of: request.text)
+    }
+
+    func shutdown() { engine.shutdown() }
+}
+
+extension ApertiumTranslator {
+    /// `text` translated, the blocking pipe read kept off Swift's small cooperative pool.
+    func translation(of text: String) async throws(TranslatorFailure) -> Translation {
         let result: Result<String, ApertiumError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ApertiumError) in try engine.translate(request.text) })
+                continuation.resume(returning: Result { () throws(ApertiumError) in try self.translate(text) })
             }
         }
         switch result {
@@ -68,6 +75,4 @@ struct ApertiumTextTranslator: TextTranslator {
         case .failure(let error): throw TranslatorFailure(error: .engine(error.description), attempts: 1)
         }
     }
-
-    func shutdown() { engine.shutdown() }
 }
