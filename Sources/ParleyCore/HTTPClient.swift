@@ -175,6 +175,10 @@ private final class Engine: @unchecked Sendable {
         transfer.easy = easy
         let request = transfer.request
         parley_curl_set_string(easy, CURLOPT_URL, request.url)
+        // Providers speak HTTP: libcurl's other schemes (file, dict, gopher...) are
+        // refused here too, whatever a URL or a redirect asks for.
+        parley_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        parley_curl_set_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         parley_curl_set_long(easy, CURLOPT_NOSIGNAL, 1)
         parley_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout))
         parley_curl_set_long(easy, CURLOPT_TIMEOUT_MS, milliseconds(request.timeout))

@@ -69,6 +69,17 @@ import Testing
         }
     }
 
+    @Test func onlyHTTPAndHTTPSAreSpoken() async throws {
+        for url in ["file:///etc/passwd", "dict://127.0.0.1:1/x", "gopher://127.0.0.1:1/x"] {
+            do {
+                let response = try await client.send(HTTPRequest(url: url))
+                Issue.record("\(url) must be refused, got \(response.status): \(String(decoding: response.body.prefix(40), as: UTF8.self))")
+            } catch {
+                #expect(!"\(error)".contains("root:"), "nothing of the file is read: \(error)")
+            }
+        }
+    }
+
     @Test func cancellingTheTaskCancelsTheRequestAtOnce() async throws {
         let server = try ScriptedHTTPServer([.respond(status: 200, body: "late", delayMs: 10_000)])
         defer { server.stop() }
