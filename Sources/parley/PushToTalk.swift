@@ -79,7 +79,7 @@ final class PushToTalk: @unchecked Sendable {
         for segmenter in segmenters {
             // ptt-active first: the mode switch must find the button already down.
             try? segmenter.setProperty("ptt-active", .bool(now))
-            if now { try? segmenter.setProperty("mode", .enumeration(SegmentationModeValue.ptt)) }
+            if now { try? segmenter.setProperty("mode", fromString: "ptt") }
         }
         status.printAbove(now ? "● talking (space to stop)" : "○ not talking (space to talk)")
     }
@@ -88,14 +88,9 @@ final class PushToTalk: @unchecked Sendable {
         lock.withLock { talking = false }
         for segmenter in segmenters {
             try? segmenter.setProperty("ptt-active", .bool(false))
-            try? segmenter.setProperty("mode", .enumeration(SegmentationModeValue.vad))
+            try? segmenter.setProperty("mode", fromString: "vad")
         }
         status.printAbove("voice activity decides again (space to talk)")
     }
 }
 
-/// vadsegmenter's `mode` values (GstParleyVADMode), as gst-inspect lists them.
-enum SegmentationModeValue {
-    static let vad = 0
-    static let ptt = 1
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Parley
+import enum ParleyCore.SafeText
 
 /// The live line on a terminal: elapsed, audio position, segments done and in flight.
 final class StatusLine: @unchecked Sendable {
@@ -94,9 +95,7 @@ enum TerminalText {
             if count == maxCharacters {
                 return String(out) + "… (\(text.unicodeScalars.count - count) more characters)"
             }
-            let value = scalar.value
-            let control = value < 0x20 && value != 0x09 || value == 0x7F || (0x80...0x9F).contains(value)
-            out.append(control ? "\u{FFFD}" : scalar)
+            out.append(scalar != "\t" && SafeText.isControl(scalar) ? "\u{FFFD}" : scalar)
             count += 1
         }
         return String(out)
