@@ -57,13 +57,8 @@ struct LaunchScanner {
                 continue
             }
             if let open = quote {
-                current.append(char)
-                if char == "\\", index + 1 < chars.count {
-                    current.append(chars[index + 1])
-                    index += 1
-                } else if char == open {
-                    quote = nil
-                }
+                index = takeQuoted(chars, at: index, closing: open)
+                continue
             } else if char == "#" {
                 break  // comment to end of line
             } else if char == "\\" && index == chars.count - 1 {
@@ -83,13 +78,8 @@ struct LaunchScanner {
         while index < chars.count {
             let char = chars[index]
             if let open = quote {
-                current.append(char)
-                if char == "\\", index + 1 < chars.count {
-                    current.append(chars[index + 1])
-                    index += 1
-                } else if char == open {
-                    quote = nil
-                }
+                index = takeQuoted(chars, at: index, closing: open)
+                continue
             } else if char == "$", index + 1 < chars.count, chars[index + 1] == "{" {
                 throw onError(position, "the value of ${\(name)} uses a variable; a fragment is plain gst-launch syntax")
             } else {
@@ -99,6 +89,19 @@ struct LaunchScanner {
         }
         guard quote == nil else { throw onError(position, "the value of ${\(name)} has an unterminated quote") }
         flush()
+    }
+
+    /// Inside a quote: the character at `index` (with the one a backslash
+    /// escapes), closing the quote at `open`; returns the next index.
+    private mutating func takeQuoted(_ chars: [Character], at index: Int, closing open: Character) -> Int {
+        let char = chars[index]
+        current.append(char)
+        if char == "\\", index + 1 < chars.count {
+            current.append(chars[index + 1])
+            return index + 2
+        }
+        if char == open { quote = nil }
+        return index + 1
     }
 
     private mutating func take(_ char: Character, at position: SourcePosition) {
