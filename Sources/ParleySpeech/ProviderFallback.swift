@@ -2,8 +2,11 @@ import GstKit
 import ParleyCore
 
 /// What every element with a provider chain (cloudstt, streamtranslator,
-/// cloudtts) has alike: `provider` as a comma-separated chain,
-/// `breaker-failures`, `breaker-cooldown-ms`, the READY check that names why
+/// cloudtts) has alike: `provider` as a comma-separated chain with its
+/// per-provider `base-url`, `model` and `api-key-env` (their values held in
+/// `Settings`, read and written by `property`/`set`; each element declares
+/// the specs, whose blurbs name its providers), `breaker-failures`,
+/// `breaker-cooldown-ms`, the READY check that names why
 /// each provider is unusable, and the `parley/fallback` message.
 ///
 /// `parley/fallback` (element message, one per provider a segment went past):
@@ -15,12 +18,21 @@ public enum ProviderFallback {
     public static let DEFAULT_BREAKER_COOLDOWN_MS = 30_000
 
     public struct Settings: Sendable, Equatable {
-        public var breakerFailures: Int
-        public var breakerCooldownMs: Int
+        /// The chain as written: `provider`, and one entry per provider in the others.
+        public var provider: String
+        public var baseURL: String
+        public var model: String
+        public var apiKeyEnv: String
+        public var breakerFailures = DEFAULT_BREAKER_FAILURES
+        public var breakerCooldownMs = DEFAULT_BREAKER_COOLDOWN_MS
+        /// What `provider` goes back to when set to NULL: the element's DEFAULT_PROVIDER.
+        let defaultProvider: String
     }
 
-    /// The one place an element's breaker settings start from.
-    public static let defaults = Settings(breakerFailures: DEFAULT_BREAKER_FAILURES, breakerCooldownMs: DEFAULT_BREAKER_COOLDOWN_MS)
+    /// An element's chain settings, from its DEFAULT_* constants.
+    public static func defaults(provider: String, baseURL: String, model: String, apiKeyEnv: String) -> Settings {
+        Settings(provider: provider, baseURL: baseURL, model: model, apiKeyEnv: apiKeyEnv, defaultProvider: provider)
+    }
 
     /// `provider`: a string, so it can name a chain; `values` are the names (and what each is) shown by gst-inspect.
     public static func providerSpec(blurb: String, values: [EnumValue], default defaultValue: String) -> PropertySpec {
@@ -49,15 +61,23 @@ public enum ProviderFallback {
 
     public static func property(_ name: String, of settings: Settings) -> PropertyValue? {
         switch name {
+        case "provider": .string(settings.provider)
+        case "base-url": .string(settings.baseURL)
+        case "model": .string(settings.model)
+        case "api-key-env": .string(settings.apiKeyEnv)
         case "breaker-failures": .int(settings.breakerFailures)
         case "breaker-cooldown-ms": .int(settings.breakerCooldownMs)
         default: nil
         }
     }
 
-    /// Sets one of them; false if `name` is not a breaker setting.
+    /// Sets one of them; false if `name` is not a chain setting.
     public static func set(_ name: String, _ value: PropertyValue, in settings: inout Settings) -> Bool {
         switch name {
+        case "provider": settings.provider = value.string ?? settings.defaultProvider
+        case "base-url": settings.baseURL = value.string ?? ""
+        case "model": settings.model = value.string ?? ""
+        case "api-key-env": settings.apiKeyEnv = value.string ?? ""
         case "breaker-failures": settings.breakerFailures = max(1, value.int)
         case "breaker-cooldown-ms": settings.breakerCooldownMs = max(0, value.int)
         default: return false
@@ -87,13 +107,12 @@ public enum ProviderFallback {
     /// What an element's NULL→READY does with its chain properties: parse
     /// them, make each usable provider with `make`, warn about the ones left
     /// out, and set up the chain's breakers. Returns the members with their positions.
-    public static func assemble<Member>(provider: String, baseURL: String, model: String, apiKeyEnv: String,
-                                        more: [(property: String, value: String)] = [], known: [EnumValue],
-                                        settings: Settings, element: ElementHandle, name: (Member) -> String,
+    public static func assemble<Member>(_ settings: Settings, more: [(property: String, value: String)] = [], known: [EnumValue],
+                                        element: ElementHandle, name: (Member) -> String,
                                         make: (ChainPosition) throws -> Member) throws(ElementMessageText)
         -> (members: [(position: ChainPosition, member: Member)], chain: FallbackChain) {
-        let chainPositions = try positions(provider: provider, baseURL: baseURL, model: model, apiKeyEnv: apiKeyEnv,
-                                           more: more, known: known)
+        let chainPositions = try positions(provider: settings.provider, baseURL: settings.baseURL, model: settings.model,
+                                           apiKeyEnv: settings.apiKeyEnv, more: more, known: known)
         let (members, unusable) = try build(chainPositions) { position in (position, try make(position)) }
         for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
         let chain = FallbackChain(names: members.map { name($0.1) }, breakerFailures: settings.breakerFailures,

@@ -150,10 +150,6 @@ public final class CloudSTTElement: AsyncTransform {
     static let log = DebugCategory("cloudstt", description: "Parley speech to text")
 
     struct Settings {
-        var provider = DEFAULT_PROVIDER
-        var baseURL = DEFAULT_BASE_URL
-        var model = DEFAULT_MODEL
-        var apiKeyEnv = DEFAULT_API_KEY_ENV
         var prompt = DEFAULT_PROMPT
         var contextPrompt = DEFAULT_CONTEXT_PROMPT
         var temperature = DEFAULT_TEMPERATURE
@@ -166,7 +162,9 @@ public final class CloudSTTElement: AsyncTransform {
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
-        var fallback = ProviderFallback.defaults
+        /// provider, base-url, model, api-key-env and the breakers.
+        var fallback = ProviderFallback.defaults(provider: DEFAULT_PROVIDER, baseURL: DEFAULT_BASE_URL, model: DEFAULT_MODEL,
+                                                 apiKeyEnv: DEFAULT_API_KEY_ENV)
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
@@ -192,12 +190,8 @@ public final class CloudSTTElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let breaker = ProviderFallback.property(name, of: current.fallback) { return breaker }
+        if let chain = ProviderFallback.property(name, of: current.fallback) { return chain }
         switch name {
-        case "provider": return .string(current.provider)
-        case "base-url": return .string(current.baseURL)
-        case "model": return .string(current.model)
-        case "api-key-env": return .string(current.apiKeyEnv)
         case "prompt": return .string(current.prompt)
         case "context-prompt": return .bool(current.contextPrompt)
         case "temperature": return .double(current.temperature)
@@ -219,10 +213,6 @@ public final class CloudSTTElement: AsyncTransform {
             if QueueProperties.set(name, value, in: &settings.queue) { return }
             if ProviderFallback.set(name, value, in: &settings.fallback) { return }
             switch name {
-            case "provider": settings.provider = value.string ?? Self.DEFAULT_PROVIDER
-            case "base-url": settings.baseURL = value.string ?? ""
-            case "model": settings.model = value.string ?? ""
-            case "api-key-env": settings.apiKeyEnv = value.string ?? ""
             case "prompt": settings.prompt = value.string ?? ""
             case "context-prompt": settings.contextPrompt = value.bool
             case "temperature": settings.temperature = value.double
@@ -247,8 +237,7 @@ public final class CloudSTTElement: AsyncTransform {
         closed.set(false)
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
-            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
-            known: STTProvider.values, settings: current.fallback, element: element,
+            current.fallback, known: STTProvider.values, element: element,
             name: { (transcriber: any Transcriber) in transcriber.name }
         ) { position in
             try STTProvider(rawValue: position.provider)!.makeTranscriber(position, settings: current, environment: environment) {

@@ -99,19 +99,17 @@ public final class CloudTTSElement: AsyncTransform {
     static let log = DebugCategory("cloudtts", description: "Parley text to speech")
 
     struct Settings {
-        var provider = DEFAULT_PROVIDER
-        var baseURL = DEFAULT_BASE_URL
-        var model = DEFAULT_MODEL
         var voice = DEFAULT_VOICE
         var speed = DEFAULT_SPEED
         var instructions = DEFAULT_INSTRUCTIONS
         var overlap = DEFAULT_OVERLAP
         var timeoutMs = DEFAULT_TIMEOUT_MS
         var maxRetries = DEFAULT_MAX_RETRIES
-        var apiKeyEnv = DEFAULT_API_KEY_ENV
         var sampleRate = DEFAULT_SAMPLE_RATE
         var gender = DEFAULT_GENDER
-        var fallback = ProviderFallback.defaults
+        /// provider, base-url, model, api-key-env and the breakers.
+        var fallback = ProviderFallback.defaults(provider: DEFAULT_PROVIDER, baseURL: DEFAULT_BASE_URL, model: DEFAULT_MODEL,
+                                                 apiKeyEnv: DEFAULT_API_KEY_ENV)
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
@@ -161,18 +159,14 @@ public final class CloudTTSElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let breaker = ProviderFallback.property(name, of: current.fallback) { return breaker }
+        if let chain = ProviderFallback.property(name, of: current.fallback) { return chain }
         switch name {
-        case "provider": return .string(current.provider)
-        case "base-url": return .string(current.baseURL)
-        case "model": return .string(current.model)
         case "voice": return .string(current.voice)
         case "speed": return .double(current.speed)
         case "instructions": return .string(current.instructions)
         case "overlap": return .enumeration(current.overlap.rawValue)
         case "timeout-ms": return .int(current.timeoutMs)
         case "max-retries": return .int(current.maxRetries)
-        case "api-key-env": return .string(current.apiKeyEnv)
         case "sample-rate": return .int(current.sampleRate)
         case "gender": return .enumeration(current.gender.rawValue)
         default: return .int(0)
@@ -184,16 +178,12 @@ public final class CloudTTSElement: AsyncTransform {
             if QueueProperties.set(name, value, in: &settings.queue) { return }
             if ProviderFallback.set(name, value, in: &settings.fallback) { return }
             switch name {
-            case "provider": settings.provider = value.string ?? Self.DEFAULT_PROVIDER
-            case "base-url": settings.baseURL = value.string ?? ""
-            case "model": settings.model = value.string ?? ""
             case "voice": settings.voice = value.string ?? ""
             case "speed": settings.speed = value.double
             case "instructions": settings.instructions = value.string ?? ""
             case "overlap": settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
             case "timeout-ms": settings.timeoutMs = value.int
             case "max-retries": settings.maxRetries = value.int
-            case "api-key-env": settings.apiKeyEnv = value.string ?? ""
             case "sample-rate": settings.sampleRate = value.int
             case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
             default: break
@@ -205,8 +195,7 @@ public final class CloudTTSElement: AsyncTransform {
         let current = settings.withLock { $0 }
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
-            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
-            more: [("voice", current.voice)], known: TTSProvider.values, settings: current.fallback, element: element,
+            current.fallback, more: [("voice", current.voice)], known: TTSProvider.values, element: element,
             name: { (synthesizer: any SpeechSynthesizer) in synthesizer.name }
         ) { position in
             try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment)

@@ -111,9 +111,6 @@ public final class StreamTranslatorElement: AsyncTransform {
     static let log = DebugCategory("streamtranslator", description: "Parley streaming translator")
 
     struct Settings {
-        var provider = DEFAULT_PROVIDER
-        var baseURL = DEFAULT_BASE_URL
-        var model = DEFAULT_MODEL
         var sourceLanguage = DEFAULT_SOURCE_LANGUAGE
         var targetLanguage = DEFAULT_TARGET_LANGUAGE
         var systemPrompt = DEFAULT_SYSTEM_PROMPT
@@ -126,8 +123,9 @@ public final class StreamTranslatorElement: AsyncTransform {
         var cacheDir = DEFAULT_CACHE_DIR
         var timeoutMs = DEFAULT_TIMEOUT_MS
         var maxRetries = DEFAULT_MAX_RETRIES
-        var apiKeyEnv = DEFAULT_API_KEY_ENV
-        var fallback = ProviderFallback.defaults
+        /// provider, base-url, model, api-key-env and the breakers.
+        var fallback = ProviderFallback.defaults(provider: DEFAULT_PROVIDER, baseURL: DEFAULT_BASE_URL, model: DEFAULT_MODEL,
+                                                 apiKeyEnv: DEFAULT_API_KEY_ENV)
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
@@ -158,11 +156,8 @@ public final class StreamTranslatorElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let breaker = ProviderFallback.property(name, of: current.fallback) { return breaker }
+        if let chain = ProviderFallback.property(name, of: current.fallback) { return chain }
         switch name {
-        case "provider": return .string(current.provider)
-        case "base-url": return .string(current.baseURL)
-        case "model": return .string(current.model)
         case "source-language": return .string(current.sourceLanguage)
         case "target-language": return .string(current.targetLanguage)
         case "system-prompt": return .string(current.systemPrompt)
@@ -175,7 +170,6 @@ public final class StreamTranslatorElement: AsyncTransform {
         case "cache-dir": return .string(current.cacheDir)
         case "timeout-ms": return .int(current.timeoutMs)
         case "max-retries": return .int(current.maxRetries)
-        case "api-key-env": return .string(current.apiKeyEnv)
         case "cache-hits": return .uint64(cacheHits.load(ordering: .relaxed))
         default: return .int(0)
         }
@@ -186,9 +180,6 @@ public final class StreamTranslatorElement: AsyncTransform {
             if QueueProperties.set(name, value, in: &settings.queue) { return }
             if ProviderFallback.set(name, value, in: &settings.fallback) { return }
             switch name {
-            case "provider": settings.provider = value.string ?? Self.DEFAULT_PROVIDER
-            case "base-url": settings.baseURL = value.string ?? ""
-            case "model": settings.model = value.string ?? ""
             case "source-language": settings.sourceLanguage = value.string ?? ""
             case "target-language": settings.targetLanguage = value.string ?? ""
             case "system-prompt": settings.systemPrompt = value.string ?? ""
@@ -201,7 +192,6 @@ public final class StreamTranslatorElement: AsyncTransform {
             case "cache-dir": settings.cacheDir = value.string ?? ""
             case "timeout-ms": settings.timeoutMs = value.int
             case "max-retries": settings.maxRetries = value.int
-            case "api-key-env": settings.apiKeyEnv = value.string ?? ""
             default: break
             }
         }
@@ -232,8 +222,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         let source = Self.sourceLanguage(current, meta: nil)
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
-            provider: current.provider, baseURL: current.baseURL, model: current.model, apiKeyEnv: current.apiKeyEnv,
-            known: TranslatorProvider.values, settings: current.fallback, element: element,
+            current.fallback, known: TranslatorProvider.values, element: element,
             name: { (translator: any TextTranslator) in translator.name }
         ) { position in
             try TranslatorProvider(rawValue: position.provider)!

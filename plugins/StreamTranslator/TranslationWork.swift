@@ -34,9 +34,10 @@ extension StreamTranslatorElement {
                 .replacingOccurrences(of: "{source}", with: LanguageNames.name(LanguageNames.primary(source)).capitalized)
                 .replacingOccurrences(of: "{target}", with: LanguageNames.name(LanguageNames.primary(current.targetLanguage)).capitalized)
             // Named by the chain as configured, whoever in it served: a fallback's answer is reused too.
-            let isLocal = current.provider == TranslatorProvider.local.rawValue
-            let key = TranslationCache.Key(provider: isLocal ? "local" : "\(current.provider) \(current.baseURL)",
-                                           model: isLocal ? "" : (current.model.isEmpty ? TranslatorProvider.defaultModel : current.model),
+            let chain = current.fallback
+            let isLocal = chain.provider == TranslatorProvider.local.rawValue
+            let key = TranslationCache.Key(provider: isLocal ? "local" : "\(chain.provider) \(chain.baseURL)",
+                                           model: isLocal ? "" : (chain.model.isEmpty ? TranslatorProvider.defaultModel : chain.model),
                                            source: source, target: current.targetLanguage, prompt: prompt, text: text)
             var meta = segment.meta
             if current.cache, current.mode == .translate,
