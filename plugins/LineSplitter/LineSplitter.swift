@@ -93,15 +93,14 @@ public final class LineSplitterElement: Filter {
     }
 
     public func transform(_ buffer: Buffer) -> [Output] {
-        let (lines, cutNow) = state.withLock { state -> ([Output], Bool) in
+        let (lines, cutAt) = state.withLock { state -> ([Output], Int?) in
             let cutBefore = state.buffer.cutLines
             let lines = buffer.withBytes { state.buffer.push($0) }
             let cut = state.buffer.cutLines > cutBefore && !state.warnedAboutCuts
             if cut { state.warnedAboutCuts = true }
-            return (Self.outputs(lines, &state), cut)
+            return (Self.outputs(lines, &state), cut ? state.buffer.maxBytes : nil)
         }
-        if cutNow {
-            let limit = settings.withLock { $0.maxLineBytes }
+        if let limit = cutAt {
             element.postWarning(.stream("A line is longer than \(limit) bytes; it is cut into pieces (property max-line-bytes)"))
         }
         sent.add(UInt64(lines.count), ordering: .relaxed)
