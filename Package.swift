@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
 let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "CloudTTS", "EspeakTTS", "EspeakSrc", "TranscriptSink",
-                      "SessionRecorder", "LineSplitter"]
+                      "SessionRecorder", "LineSplitter", "RecordingSrc"]
 
 /// Which provider targets an element uses.
 let providers: [String: [Target.Dependency]] = [

@@ -77,6 +77,10 @@ public final class Buffer: @unchecked Sendable {
         get { UInt64(pointer.pointee.offset) }
         set { pointer.pointee.offset = guint64(newValue) }
     }
+    public var offsetEnd: UInt64 {
+        get { UInt64(pointer.pointee.offset_end) }
+        set { pointer.pointee.offset_end = guint64(newValue) }
+    }
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 
     public func setFlag(_ flag: GstBufferFlags) {

@@ -35,6 +35,11 @@ public struct ElementMessageText: Error, Sendable, CustomStringConvertible {
         ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_SETTINGS.rawValue))
     }
 
+    /// GST_RESOURCE_ERROR_OPEN_READ: a file the element reads cannot be opened or read.
+    public static func openRead(_ text: String, debug: String? = nil) -> ElementMessageText {
+        ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_OPEN_READ.rawValue))
+    }
+
     public static func openWrite(_ text: String, debug: String? = nil) -> ElementMessageText {
         ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_OPEN_WRITE.rawValue))
     }

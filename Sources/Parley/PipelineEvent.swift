@@ -27,6 +27,8 @@ public struct SegmentEvent: Sendable, Equatable {
     public var segmentID: UInt64
     public var start: UInt64
     public var end: UInt64?
+    /// Where the speech itself ended (before the closing silence), ns; on `parley/vad` only.
+    public var speechEnd: UInt64?
     public var reason: String?
     public var source: String
 
@@ -35,6 +37,7 @@ public struct SegmentEvent: Sendable, Equatable {
         segmentID = id
         start = structure["start"]?.uint64 ?? 0
         end = structure["end"]?.uint64
+        speechEnd = structure["speech-end"]?.uint64
         reason = structure["reason"]?.string
         self.source = source
     }

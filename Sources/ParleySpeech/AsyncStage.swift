@@ -174,7 +174,14 @@ public final class AsyncStage: @unchecked Sendable {
         let flow = lastFlow.withLock { $0 }.ignoringNotLinked
         if case .failure = flow { return flow }
         guard let queue else { return .failure(.flushing) }
-        switch queue.submit(progressive: { sink in await work { sink.emit($0) } }, ifSkipped: placeholder) {
+        // Each `parley/latency` message the work posts says how long its
+        // segment waited for a request slot: the queue's share of the delay.
+        let submitted = MonotonicClock.nanoseconds()
+        let timed: @Sendable (Queue.PartialSink) async -> StageOutput = { sink in
+            let waitMs = Double(MonotonicClock.nanoseconds() - submitted) / 1e6
+            return Self.withQueueWait(await work { sink.emit(Self.withQueueWait($0, waitMs)) }, waitMs)
+        }
+        switch queue.submit(progressive: timed, ifSkipped: placeholder) {
         case .accepted:
             break
         case .acceptedWithDrop(_, let skipped, let reason):
@@ -183,6 +190,18 @@ public final class AsyncStage: @unchecked Sendable {
             return .failure(.flushing)
         }
         return .ok
+    }
+
+    /// Adds `queue-wait-ms` to the output's `parley/latency` messages.
+    static func withQueueWait(_ output: StageOutput, _ waitMs: Double) -> StageOutput {
+        var output = output
+        output.messages = output.messages.map { message in
+            guard message.name == "parley/latency", message["queue-wait-ms"] == nil else { return message }
+            var stamped = message
+            stamped["queue-wait-ms"] = .double(waitMs)
+            return stamped
+        }
+        return output
     }
 
     /// Queues a serialized event behind the work before it.

@@ -8,7 +8,7 @@ struct ParleyCommand: AsyncParsableCommand {
         commandName: "parley",
         abstract: "Run, check and document Parley speech pipelines.",
         subcommands: [RunCommand.self, ValidateCommand.self, InspectCommand.self, ListCommand.self,
-                      PluginPathCommand.self, ServeCommand.self, SessionsCommand.self])
+                      PluginPathCommand.self, ServeCommand.self, SessionsCommand.self, BenchCommand.self])
 }
 
 /// Exit codes, documented in README.

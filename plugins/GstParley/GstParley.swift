@@ -6,6 +6,7 @@ import CloudTTS
 import EspeakSrc
 import EspeakTTS
 import LineSplitter
+import RecordingSrc
 import SessionRecorder
 import StreamTranslator
 import TranscriptSink
@@ -22,6 +23,7 @@ public let parleyElements: [any ElementImpl.Type] = [
     TranscriptSinkElement.self,
     SessionRecorderElement.self,
     LineSplitterElement.self,
+    RecordingSrcElement.self,
 ]
 
 /// Registers every Parley element with `plugin` (nil: in-process).

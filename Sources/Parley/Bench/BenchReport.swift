@@ -1,0 +1,186 @@
+import Foundation
+import ParleyCore
+
+/// What `parley bench` reports: every run's resources, the segments by
+/// status, each latency figure summarised over all runs, and quality where
+/// the corpus has references. Written as `report.json` and `report.md`.
+public struct BenchReport: Sendable, Codable {
+    public struct Run: Sendable, Codable {
+        public var run: Int
+        /// The measured recordings' audio.
+        public var audioSeconds: Double
+        /// All the source played: warm-up, recordings and the pauses between them.
+        public var streamSeconds: Double
+        public var wallSeconds: Double
+        /// Stream seconds per wall second (× real time; about 1 when paced).
+        public var speed: Double
+        public var cpuSeconds: Double
+        public var workerCPUSeconds: Double
+        public var peakRSSMegabytes: Double
+        public var workerPeakRSSMegabytes: Double
+        public var recordings: Int
+        public var interrupted: Bool
+        public var failure: String?
+
+        public init(run: Int, audioSeconds: Double, streamSeconds: Double, wallSeconds: Double, speed: Double, cpuSeconds: Double,
+                    workerCPUSeconds: Double, peakRSSMegabytes: Double, workerPeakRSSMegabytes: Double,
+                    recordings: Int, interrupted: Bool, failure: String?) {
+            self.run = run
+            self.audioSeconds = audioSeconds
+            self.streamSeconds = streamSeconds
+            self.wallSeconds = wallSeconds
+            self.speed = speed
+            self.cpuSeconds = cpuSeconds
+            self.workerCPUSeconds = workerCPUSeconds
+            self.peakRSSMegabytes = peakRSSMegabytes
+            self.workerPeakRSSMegabytes = workerPeakRSSMegabytes
+            self.recordings = recordings
+            self.interrupted = interrupted
+            self.failure = failure
+        }
+    }
+    public struct Segments: Sendable, Codable, Equatable {
+        public var produced = 0
+        /// By status: final, failed, skipped, unaccounted (or "segment" when nothing transcribes).
+        public var byStatus: [String: Int] = [:]
+    }
+    public struct References: Sendable, Codable, Equatable {
+        public var utterances = 0
+        public var measured = 0
+        public var missed = 0
+        public var merged = 0
+    }
+    public struct Quality: Sendable, Codable, Equatable {
+        public var wordErrorRate: Double?
+        public var referenceWords = 0
+        /// Mean chrF over the recordings, by language.
+        public var chrF: [String: Double] = [:]
+        public var vadPrecision: Double?
+        public var vadRecall: Double?
+        public var vadF1: Double?
+        public var vadFalseAlarmRate: Double?
+    }
+
+    public var pipeline: String
+    public var corpus: String
+    public var paced: Bool
+    public var warmup: Int
+    public var recordings: Int
+    public var runs: [Run] = []
+    public var segments = Segments()
+    public var references = References()
+    public var figures: [String: Distribution] = [:]
+    public var quality = Quality()
+
+    /// The order figures appear in: the path from speech end to output, then the rest by name.
+    public static let leadingFigures = [
+        "eos-detection-ms", "stt.ttfs-ms", "translate.ttft-ms", "translate.time-to-final-ms", "tts.time-to-first-audio-ms",
+        "voice-to-voice-ms", "voice-to-text-ms", "services-ms", "overhead-ms",
+    ]
+
+    public init(pipeline: String, corpus: String, paced: Bool, warmup: Int, recordings: Int,
+                runs: [(Run, [SegmentRecord], [EntryScore])]) {
+        self.pipeline = pipeline
+        self.corpus = corpus
+        self.paced = paced
+        self.warmup = warmup
+        self.recordings = recordings
+        self.runs = runs.map(\.0)
+        let records = runs.flatMap(\.1), scores = runs.flatMap(\.2)
+        segments.produced = records.count
+        for record in records { segments.byStatus[record.status, default: 0] += 1 }
+        var values: [String: [Double]] = [:]
+        for record in records { for (name, value) in record.figures { values[name, default: []].append(value) } }
+        figures = values.compactMapValues { Distribution($0) }
+        references.utterances = scores.reduce(0) { $0 + $1.references }
+        references.missed = scores.reduce(0) { $0 + $1.missed }
+        references.merged = scores.reduce(0) { $0 + $1.merged }
+        references.measured = records.filter { $0.reference != nil }.count
+        let words = scores.compactMap(\.referenceWords).reduce(0, +)
+        if words > 0 {
+            quality.referenceWords = words
+            quality.wordErrorRate = Double(scores.compactMap(\.wordErrors).reduce(0, +)) / Double(words)
+        }
+        var chrF: [String: [Double]] = [:]
+        for score in scores { for (language, value) in score.chrF ?? [:] { chrF[language, default: []].append(value) } }
+        quality.chrF = chrF.mapValues { $0.reduce(0, +) / Double($0.count) }
+        let frames = scores.compactMap(\.frames)
+        if !frames.isEmpty {
+            let total = frames.reduce(FrameCounts(), +)
+            quality.vadPrecision = total.precision
+            quality.vadRecall = total.recall
+            quality.vadF1 = total.f1
+            quality.vadFalseAlarmRate = total.falseAlarmRate
+        }
+    }
+
+    public var figureOrder: [String] {
+        Self.leadingFigures.filter { figures[$0] != nil } + figures.keys.filter { !Self.leadingFigures.contains($0) }.sorted()
+    }
+
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self) + "\n"
+    }
+
+    public var markdown: String {
+        func number(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+        var lines = ["# parley bench: \(pipeline)", ""]
+        let audio = runs.first?.audioSeconds ?? 0
+        lines.append("Corpus \(corpus): \(recordings) recordings, \(number(audio)) s of audio a run; \(runs.count) run\(runs.count == 1 ? "" : "s") "
+                     + "after \(warmup) warm-up recording\(warmup == 1 ? "" : "s"); "
+                     + (paced ? "fed as a live microphone (paced in real time, \(BenchRunner.chunkMs) ms chunks)." : "fed as fast as the pipeline takes it (--no-pace: no voice-to-voice)."))
+        if runs.contains(where: \.interrupted) {
+            lines.append("")
+            lines.append("**Interrupted**: the figures cover the recordings that finished before Ctrl-C.")
+        }
+        for run in runs where run.failure != nil {
+            lines.append("")
+            lines.append("**Run \(run.run) failed**: \(run.failure!) (the recordings finished before it are kept).")
+        }
+        lines += ["", "## Latency (ms)", "", "| figure | n | mean | p50 | p90 | p95 | p99 | max |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name in figureOrder {
+            let d = figures[name]!
+            lines.append("| \(name) | \(d.n) | \(number(d.mean)) | \(number(d.p50)) | \(number(d.p90)) | \(number(d.p95)) | \(number(d.p99)) | \(number(d.max)) |")
+        }
+        lines += ["", "## Segments", ""]
+        let statuses = segments.byStatus.keys.sorted()
+        lines.append("| produced | " + statuses.joined(separator: " | ") + " |")
+        lines.append("|---:|" + statuses.map { _ in "---:|" }.joined())
+        lines.append("| \(segments.produced) | " + statuses.map { String(segments.byStatus[$0]!) }.joined(separator: " | ") + " |")
+        if references.utterances > 0 {
+            lines.append("")
+            lines.append("Reference utterances: \(references.utterances); end measured for \(references.measured), "
+                         + "missed (no segment) \(references.missed), merged with the next \(references.merged).")
+        }
+        lines += ["", "## Quality", ""]
+        if let wer = quality.wordErrorRate { lines.append("- WER \(number(wer * 100, 2))% over \(quality.referenceWords) reference words") }
+        for (language, value) in quality.chrF.sorted(by: { $0.key < $1.key }) { lines.append("- chrF \(language) \(number(value))") }
+        if let f1 = quality.vadF1, let far = quality.vadFalseAlarmRate, let precision = quality.vadPrecision, let recall = quality.vadRecall {
+            lines.append("- VAD frames: F1 \(number(f1, 3)), precision \(number(precision, 3)), recall \(number(recall, 3)), false alarms \(number(far * 100))% of non-speech frames")
+        }
+        if lines.last == "" { lines.append("- no references in the corpus") }
+        lines += ["", "## Resources", "",
+                  "| run | recordings | audio s | stream s | wall s | × real time | CPU s parley | CPU s workers | peak RSS MB parley | peak RSS MB workers |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for run in runs {
+            lines.append("| \(run.run) | \(run.recordings) | \(number(run.audioSeconds)) | \(number(run.streamSeconds)) | \(number(run.wallSeconds)) | \(number(run.speed, 2)) | "
+                         + "\(number(run.cpuSeconds)) | \(number(run.workerCPUSeconds)) | \(number(run.peakRSSMegabytes, 0)) | \(number(run.workerPeakRSSMegabytes, 0)) |")
+        }
+        lines += ["", Self.legend]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static let legend = """
+        Figures: `eos-detection-ms` reference speech end → the VAD's segment end (audio time); `stt.ttfs-ms` \
+        segment end → final transcript; `translate.ttft-ms` / `translate.time-to-final-ms` request → first token / \
+        final; `tts.time-to-first-audio-ms` text in → first audio; `*.queue-wait-ms` time waiting for a request \
+        slot; `voice-to-voice-ms` reference speech end → first audio at the pipeline's sink (`voice-to-text-ms` for \
+        text); `services-ms` the services' own time on that path (STT processing, translation to final, TTS to first \
+        audio); `overhead-ms` = voice to voice − the VAD's silence setting − services: what the framework adds. \
+        Resources: `audio s` is the measured recordings, `stream s` all the source played (warm-up, recordings and \
+        the pauses between them), `× real time` stream per wall second; CPU and peak RSS of parley and of the engine \
+        workers it started (Whisper, apertium), from /proc. Percentiles interpolate between ranks; wall-time figures come from CLOCK_MONOTONIC.
+        """
+}

@@ -1,0 +1,216 @@
+import Foundation
+import GstKit
+import ParleyCore
+
+/// Runs a pipeline file on a benchmark stream and keeps what its bus says.
+///
+/// The pipeline marks where audio comes in with a `SOURCE` fragment
+/// (`#@ fragment SOURCE="autoaudiosrc"`, used as `${SOURCE} ! ...`); the
+/// bench puts a `recordingsrc` playing the stream there. If it also
+/// declares a `SINK` fragment, the bench puts its own probe there, which
+/// notes when each segment's output leaves (voice to voice). The pipeline
+/// needs a `vadsegmenter`: segments are what the bench measures.
+public struct BenchPipeline: Sendable {
+    public var file: PipelineFile
+    public var overrides: [String: String]
+
+    public init(file: PipelineFile, overrides: [String: String]) throws(BenchError) {
+        guard file.variables.contains(where: { $0.name == "SOURCE" && $0.kind == .fragment }) else {
+            throw .pipeline("\(file.path) declares no SOURCE fragment: parley bench plays the corpus in its place. "
+                            + "Declare one (#@ fragment SOURCE=\"autoaudiosrc\") and start the pipeline with ${SOURCE}")
+        }
+        for name in ["SOURCE", "SINK"] where overrides[name] != nil {
+            throw .pipeline("--set \(name): parley bench sets \(name) itself")
+        }
+        self.file = file
+        self.overrides = overrides
+    }
+
+    public var hasSink: Bool { file.variables.contains { $0.name == "SINK" && $0.kind == .fragment } }
+
+    /// The launch line with the bench's source (and sink) in place.
+    public func launch(streamPath: String, paced: Bool) throws(BenchError) -> String {
+        var values = overrides
+        values["SOURCE"] = "recordingsrc location=\"\(streamPath)\" pace=\(paced) chunk-ms=\(BenchRunner.chunkMs)"
+        if hasSink { values["SINK"] = "parleybenchsink sync=false" }
+        do {
+            return PipelineFile.launchString(try file.tokens(overrides: values))
+        } catch {
+            throw .pipeline(error.description)
+        }
+    }
+}
+
+public enum BenchError: Error, Sendable, CustomStringConvertible {
+    case pipeline(String)
+    case corpus(CorpusError)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .pipeline(let message): message
+        case .corpus(let error): error.description
+        case .failed(let message): message
+        }
+    }
+}
+
+/// Everything one run's bus said that the report needs, by segment.
+public struct RunObservations: Sendable {
+    public struct Segment: Sendable, Equatable {
+        public var id: UInt64
+        /// Seconds on the stream's timeline.
+        public var start: Double
+        public var end: Double
+        public var speechEnd: Double
+        public var reason: String
+    }
+    public struct Output: Sendable, Equatable {
+        public var at: UInt64
+        public var kind: String
+    }
+
+    public var paced = true
+    /// CLOCK_MONOTONIC ns of the stream's time 0 (recordingsrc's started-at).
+    public var startedAt: UInt64?
+    public var segments: [UInt64: Segment] = [:]
+    public var transcripts: [UInt64: TextResult] = [:]
+    /// Final, failed or skipped translations by segment, by element.
+    public var translations: [UInt64: [String: TextResult]] = [:]
+    /// Latency figures by segment, by stage key ("stt", or "translate@streamtranslator1"
+    /// when several elements report one stage), by figure name.
+    public var latency: [UInt64: [String: [String: Double]]] = [:]
+    public var outputs: [UInt64: Output] = [:]
+    /// How far the source got, seconds.
+    public var position = 0.0
+    public var wallSeconds = 0.0
+    public var cpuSeconds = 0.0
+    public var workerCPUSeconds = 0.0
+    public var peakRSSMegabytes = 0.0
+    public var workerPeakRSSMegabytes = 0.0
+    public var interrupted = false
+    public var failure: String?
+    /// Which stages the pipeline has: "stt", "translate", "tts".
+    public var stages: Set<String> = []
+    public var silenceMs = 500.0
+    public var prefixPaddingMs = 300.0
+}
+
+/// One run of a pipeline on the stream.
+public final class BenchRunner: @unchecked Sendable {
+    // @unchecked: `pipeline` is set once before the run and only read after;
+    // `abort` may come from a signal handler's queue.
+    public static let chunkMs = 20
+    private let lock = NSLock()
+    private var pipeline: Pipeline?
+    private var aborted = false
+
+    public init() {}
+
+    /// Ends the run now (Ctrl-C): what finished is kept.
+    public func abort() {
+        let pipeline = lock.withLock { aborted = true; return self.pipeline }
+        pipeline?.stop()
+    }
+
+    /// Plays `launch` to its end. `progress` gets the source's position and
+    /// the stream's length in seconds, a few times a second, on another thread.
+    public func run(launch: String, streamDuration: Double,
+                    progress: @escaping @Sendable (Double, Double) -> Void) async -> RunObservations {
+        Parley.register([BenchSinkElement.self])
+        var observed = RunObservations()
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(launch: launch)
+        } catch {
+            observed.failure = error.description
+            return observed
+        }
+        guard let vad = pipeline.elements(factory: "vadsegmenter").first else {
+            observed.failure = "the pipeline has no vadsegmenter: parley bench measures the segments it cuts"
+            return observed
+        }
+        observed.silenceMs = Double(vad.property("silence-duration-ms")?.int ?? 500)
+        observed.prefixPaddingMs = Double(vad.property("prefix-padding-ms")?.int ?? 300)
+        if !pipeline.elements(factory: "cloudstt").isEmpty { observed.stages.insert("stt") }
+        if !pipeline.elements(factory: "streamtranslator").isEmpty { observed.stages.insert("translate") }
+        if !(pipeline.elements(factory: "cloudtts") + pipeline.elements(factory: "espeaktts")).isEmpty { observed.stages.insert("tts") }
+        let reporters = Self.stageReporters(pipeline)
+        let source = pipeline.elements(factory: "recordingsrc").first
+        let stillAborted = lock.withLock { () -> Bool in
+            self.pipeline = pipeline
+            return aborted
+        }
+        if stillAborted { observed.interrupted = true; return observed }
+
+        let usage = ProcessUsage()
+        let finished = Flag()
+        let watcher = Thread {
+            while !finished.isSet {
+                usage.sample()
+                progress(Double(source?.property("position-ms")?.int ?? 0) / 1000, streamDuration)
+                usleep(250_000)
+            }
+        }
+        watcher.start()
+        let started = MonotonicClock.nanoseconds()
+        do {
+            try await pipeline.run { event in Self.observe(event, into: &observed, reporters: reporters) }
+        } catch {
+            observed.failure = error.description
+        }
+        finished.set()
+        observed.wallSeconds = Double(MonotonicClock.nanoseconds() - started) / 1e9
+        observed.position = Double(source?.property("position-ms")?.int ?? 0) / 1000
+        let totals = usage.totals
+        observed.cpuSeconds = totals.selfCPU
+        observed.workerCPUSeconds = totals.childCPU
+        observed.peakRSSMegabytes = totals.selfPeakMB
+        observed.workerPeakRSSMegabytes = totals.childPeakMB
+        observed.interrupted = lock.withLock { aborted }
+        lock.withLock { self.pipeline = nil }
+        return observed
+    }
+
+    /// Stage keys by element: the stage name, or "stage@element" where
+    /// several elements report the same stage (one translator per language).
+    static func stageReporters(_ pipeline: Pipeline) -> [String: String] {
+        let byStage = [("stt", ["cloudstt"]), ("translate", ["streamtranslator"]), ("tts", ["cloudtts", "espeaktts"])]
+        var keys: [String: String] = [:]
+        for (stage, factories) in byStage {
+            let names = factories.flatMap { pipeline.elements(factory: $0) }.map(\.name)
+            for name in names { keys[name] = names.count == 1 ? stage : "\(stage)@\(name)" }
+        }
+        return keys
+    }
+
+    static func observe(_ event: PipelineEvent, into observed: inout RunObservations, reporters: [String: String]) {
+        func seconds(_ ns: UInt64) -> Double { Double(ns) / 1e9 }
+        switch event {
+        case .segment(let segment):
+            guard let end = segment.end else { return }
+            observed.segments[segment.segmentID] = RunObservations.Segment(
+                id: segment.segmentID, start: seconds(segment.start), end: seconds(end),
+                speechEnd: seconds(segment.speechEnd ?? end), reason: segment.reason ?? "")
+        case .transcript(let result) where result.status != .partial:
+            observed.transcripts[result.segmentID] = result
+        case .translation(let result) where result.status != .partial:
+            observed.translations[result.segmentID, default: [:]][result.source] = result
+        case .latency(let report):
+            let key = report.stage == "vad" ? "vad" : reporters[report.source] ?? report.stage
+            observed.latency[report.segmentID, default: [:]][key, default: [:]].merge(report.figures) { $1 }
+        case .elementMessage(_, let structure) where structure.name == "parley/recording":
+            if structure["event"]?.string == "started" {
+                observed.startedAt = structure["started-at"]?.uint64
+                observed.paced = structure["paced"]?.bool ?? true
+            }
+        case .elementMessage(_, let structure) where structure.name == "parley/output":
+            guard let id = structure["segment-id"]?.uint64, let at = structure["at"]?.uint64 else { return }
+            if observed.outputs[id].map({ at < $0.at }) ?? true {
+                observed.outputs[id] = RunObservations.Output(at: at, kind: structure["kind"]?.string ?? "audio")
+            }
+        default:
+            break
+        }
+    }
+}

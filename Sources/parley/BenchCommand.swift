@@ -1,0 +1,206 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Parley
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Measure a pipeline's latency and quality on a recorded corpus.",
+        discussion: """
+            parley bench PIPELINE --corpus MANIFEST plays the corpus through the pipeline as a live \
+            microphone would and reports per-stage latency, voice to voice, the framework's overhead, \
+            segments by status, WER, chrF and VAD frame scores. See benchmarks/README.md.
+            """,
+        subcommands: [BenchRunCommand.self, BenchImportCommand.self, BenchCorpusCommand.self],
+        defaultSubcommand: BenchRunCommand.self)
+}
+
+struct BenchRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Play a corpus through a pipeline and report (the default).",
+        discussion: """
+            The pipeline marks its input with a SOURCE fragment (#@ fragment SOURCE="autoaudiosrc", used as \
+            ${SOURCE} ! ...): the bench plays the corpus there through recordingsrc, in 20 ms chunks paced in \
+            real time (--no-pace: as fast as the pipeline takes them). A SINK fragment, if declared, gets the \
+            bench's probe, which times each segment's first output (voice to voice). The recordings play one \
+            after another in one session, --gap seconds apart, after --warmup recordings that load the models \
+            and are not reported. Ctrl-C stops and reports what finished. \
+            Exit status: 0 done, 1 the pipeline failed, 2 a file or an option is wrong, 130 interrupted.
+            """)
+
+    @Argument(help: "The .pipeline file.") var file: String
+    @Option(help: "The corpus manifest (.jsonl or .tsv).") var corpus: String
+    @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable).") var assignments: [String] = []
+    @Option(help: "Times to play the whole corpus.") var runs = 1
+    @Option(help: "Recordings from the corpus's start played first, unmeasured.") var warmup = 1
+    @Option(help: "Silence between recordings, in seconds (more than the VAD's silence setting).") var gap = 3.0
+    @Flag(help: "Feed the audio as fast as the pipeline takes it, not in real time.") var noPace = false
+    @Option(help: "Folder for report.md, report.json and segments.jsonl.") var output = "out/bench"
+    @Flag(help: "No progress bar.") var quiet = false
+
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard warmup >= 0 else { throw ValidationError("--warmup cannot be negative") }
+        guard gap.isFinite, gap >= 0.5, gap <= 60 else { throw ValidationError("--gap must be between 0.5 and 60 seconds") }
+    }
+
+    func run() async throws {
+        let overrides = try parseAssignments(assignments)
+        guard let (parsed, _) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
+        let bench: BenchPipeline, manifest: Corpus, stream: BenchStream
+        do {
+            bench = try BenchPipeline(file: parsed, overrides: overrides)
+            manifest = try Corpus(manifest: corpus)
+            let warmup = warmup, gap = gap
+            stream = try await Self.offPool { () throws(CorpusError) in try BenchStream(corpus: manifest, warmup: warmup, gap: gap) }
+        } catch let error as BenchError {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalidInput)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
+        try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let streamPath = work.appendingPathComponent("stream.wav").path
+        let launch: String
+        do {
+            try stream.write(to: streamPath)
+            launch = try bench.launch(streamPath: streamPath, paced: !noPace)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.invalidInput)
+        }
+
+        let progress = BenchProgress(enabled: !quiet && isatty(STDERR_FILENO) != 0, runs: runs, paced: !noPace)
+        let runner = BenchRunner()
+        let interrupts = BenchInterrupts(runner: runner, progress: progress)
+        defer { interrupts.cancel() }
+        var results: [(BenchReport.Run, [SegmentRecord], [EntryScore])] = []
+        var failed = false
+        for number in 1...runs where !interrupts.interrupted {
+            progress.startRun(number)
+            let observed = await runner.run(launch: launch, streamDuration: stream.duration) { position, duration in
+                progress.update(position: position, duration: duration)
+            }
+            progress.finishRun()
+            let (segments, scores) = BenchAnalysis(corpus: manifest, stream: stream, run: number).analyze(observed)
+            let measured = stream.placements.filter(\.measured)
+            let audio = scores.reduce(0.0) { sum, score in
+                sum + (measured.first { manifest.entries[$0.entry].id == score.entry }?.duration ?? 0)
+            }
+            results.append((BenchReport.Run(
+                run: number, audioSeconds: audio, streamSeconds: observed.position, wallSeconds: observed.wallSeconds,
+                speed: observed.wallSeconds > 0 ? observed.position / observed.wallSeconds : 0, cpuSeconds: observed.cpuSeconds,
+                workerCPUSeconds: observed.workerCPUSeconds, peakRSSMegabytes: observed.peakRSSMegabytes,
+                workerPeakRSSMegabytes: observed.workerPeakRSSMegabytes, recordings: scores.count,
+                interrupted: observed.interrupted, failure: observed.failure), segments, scores))
+            if let failure = observed.failure {
+                printError("error: run \(number): \(failure)")
+                failed = true
+                break
+            }
+        }
+        let report = BenchReport(pipeline: file, corpus: corpus, paced: !noPace, warmup: min(warmup, manifest.entries.count),
+                                 recordings: manifest.entries.count, runs: results)
+        do {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            try report.markdown.write(toFile: "\(output)/report.md", atomically: true, encoding: .utf8)
+            try report.json.write(toFile: "\(output)/report.json", atomically: true, encoding: .utf8)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let lines = results.flatMap(\.1).map { String(decoding: (try? encoder.encode($0)) ?? Data(), as: UTF8.self) }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: "\(output)/segments.jsonl", atomically: true, encoding: .utf8)
+        } catch {
+            printError("error: cannot write the report in \(output): \((error as NSError).localizedDescription)")
+            throw ExitCode(ExitStatus.pipelineFailed)
+        }
+        print(report.markdown)
+        printError("report: \(output)/report.md, \(output)/report.json, \(output)/segments.jsonl")
+        if interrupts.interrupted {
+            printError("interrupted: the report covers the \(results.reduce(0) { $0 + $1.0.recordings }) recordings that finished")
+            throw ExitCode(ExitStatus.aborted)
+        }
+        if failed { throw ExitCode(ExitStatus.pipelineFailed) }
+    }
+
+    /// Decoding a corpus blocks (it may run GStreamer pipelines): on a thread of its own.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws(CorpusError) -> T) async throws(CorpusError) -> T {
+        let result: Result<T, CorpusError> = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Result { () throws(CorpusError) in try body() }) }.start()
+        }
+        return try result.get()
+    }
+}
+
+/// Ctrl-C: the run in progress stops; what finished is reported.
+final class BenchInterrupts: @unchecked Sendable {
+    // @unchecked: the flag is behind the lock; the source is only cancelled.
+    private let source: DispatchSourceSignal
+    private let lock = NSLock()
+    private var wasInterrupted = false
+    var interrupted: Bool { lock.withLock { wasInterrupted } }
+
+    init(runner: BenchRunner, progress: BenchProgress) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { [lock] in
+            lock.withLock { self.wasInterrupted = true }
+            progress.say("interrupt: stopping; the report keeps the recordings that finished")
+            runner.abort()
+        }
+        source.resume()
+    }
+
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}
+
+/// The progress bar on standard error: run, share of the stream played, ETA.
+final class BenchProgress: @unchecked Sendable {
+    // @unchecked: every field is behind the lock.
+    private let lock = NSLock()
+    private let enabled: Bool
+    private let runs: Int
+    private let paced: Bool
+    private var run = 1
+    private var runStarted = Date()
+    private var lastDuration = 0.0
+
+    init(enabled: Bool, runs: Int, paced: Bool) {
+        self.enabled = enabled
+        self.runs = runs
+        self.paced = paced
+    }
+
+    func startRun(_ number: Int) { lock.withLock { run = number; runStarted = Date() } }
+
+    func update(position: Double, duration: Double) {
+        guard enabled else { return }
+        let line = lock.withLock { () -> String in
+            lastDuration = duration
+            let share = duration > 0 ? min(1, position / duration) : 0
+            let elapsed = Date().timeIntervalSince(runStarted)
+            // Paced, the stream plays in real time; unpaced, at the rate seen so far.
+            let perRun = paced ? duration : (position > 0 ? elapsed / position * duration : duration)
+            let remaining = max(0, perRun - (paced ? position : elapsed)) + Double(runs - run) * perRun
+            let filled = Int(share * 30)
+            return String(format: "\r\u{1B}[Krun %d/%d [%@%@] %3.0f%%  %5.1f/%5.1f s  ETA %d:%02d", run, runs,
+                          String(repeating: "#", count: filled), String(repeating: "-", count: 30 - filled),
+                          share * 100, position, duration, Int(remaining) / 60, Int(remaining) % 60)
+        }
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finishRun() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    func say(_ text: String) {
+        FileHandle.standardError.write(Data(((enabled ? "\r\u{1B}[K" : "") + text + "\n").utf8))
+    }
+}

@@ -1,0 +1,199 @@
+// recordingsrc: a recording played as a live microphone would deliver it.
+//
+//     gst-launch-1.0 recordingsrc location=talk.wav ! vadsegmenter ! fakesink
+//
+// It reads a 16-bit PCM WAV whole (any rate; channels are mixed to mono),
+// converts it to 16 kHz mono and pushes it in `chunk-ms` buffers. With
+// pace=true (the default) each chunk leaves when a microphone would have
+// finished capturing it: the chunk [t, t + 20 ms) at start + t + 20 ms. So
+// everything downstream meets the speech at a talker's pace, and a pipeline's
+// latency can be measured from the instant the talker stopped. It is a live
+// source (no preroll); buffers carry their place in the recording, from 0.
+// pace=false pushes as fast as downstream takes the audio (same timestamps).
+// `parley bench` feeds corpora through it.
+//
+// Messages (`gst-launch-1.0 -m` prints them):
+// - `parley/recording` event=started: `started-at`, the CLOCK_MONOTONIC ns at
+//   which the recording's time 0 was "spoken" (paced: one chunk before the
+//   first buffer left); `duration` (ns); `paced`.
+// - `parley/recording` event=ended: `position` (ns) when the last buffer left.
+import Foundation
+import GstKit
+import ParleyCore
+import Synchronization
+
+public final class RecordingSrcElement: Source {
+    public static let DEFAULT_LOCATION = ""
+    public static let DEFAULT_PACE = true
+    public static let DEFAULT_CHUNK_MS = 20
+    /// The rate every buffer has: what the speech elements work at.
+    public static let outputRate = 16_000
+    /// Larger files are refused: the recording is read whole (an hour of 16 kHz mono is 115 MB).
+    static let maxFileBytes = 1 << 30
+
+    public static let metadata = ElementMetadata(
+        factoryName: "recordingsrc", typeName: "GstParleyRecordingSrc",
+        longName: "Recording played as a live microphone", klass: "Source/Audio",
+        description: "Plays a WAV recording as a live source, paced in real time in small chunks",
+        example: "gst-launch-1.0 recordingsrc location=talk.wav ! vadsegmenter ! fakesink")
+    public static let pads = PadTemplates(
+        src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)16000")
+    public static let properties = [
+        PropertySpec("location", nick: "Location", blurb: "The recording: a 16-bit PCM WAV file (any rate, mono or more channels)",
+                     .string(default: DEFAULT_LOCATION)),
+        PropertySpec("pace", nick: "Pace", blurb: "Push each chunk when a microphone would have captured it (false: as fast as possible)",
+                     .bool(default: DEFAULT_PACE)),
+        PropertySpec("chunk-ms", nick: "Chunk", blurb: "Audio per buffer, in ms (microphones deliver 10-20 ms)",
+                     .int(default: DEFAULT_CHUNK_MS, range: 1...1000)),
+        PropertySpec("position-ms", nick: "Position", blurb: "How much of the recording has left, in ms",
+                     .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
+    ]
+
+    static let log = DebugCategory("recordingsrc", description: "Parley recording played as a live microphone")
+
+    struct Settings {
+        var location = DEFAULT_LOCATION
+        var pace = DEFAULT_PACE
+        var chunkMs = DEFAULT_CHUNK_MS
+    }
+
+    /// What one run reads and where it is; replaced whole by `start`.
+    struct State {
+        var samples: [Int16] = []
+        var next = 0
+        var chunkSamples = 320
+        var pace = true
+        /// CLOCK_MONOTONIC ns of the recording's time 0, set by the first `create`.
+        var startedAt: UInt64?
+    }
+
+    public let element: ElementHandle
+    private let settings = Mutex(Settings())
+    private let state = Mutex(State())
+    private let position = Atomic<Int>(0)
+    private let interrupted = Flag()
+
+    public static let isLive = true
+
+    public init(element: ElementHandle) { self.element = element }
+
+    public func property(named name: String) -> PropertyValue {
+        let current = settings.withLock { $0 }
+        switch name {
+        case "location": return .string(current.location)
+        case "pace": return .bool(current.pace)
+        case "chunk-ms": return .int(current.chunkMs)
+        default: return .int(position.load(ordering: .relaxed))
+        }
+    }
+
+    public func setProperty(named name: String, to value: PropertyValue) {
+        settings.withLock { settings in
+            switch name {
+            case "location": settings.location = value.string ?? ""
+            case "pace": settings.pace = value.bool
+            case "chunk-ms": settings.chunkMs = value.int
+            default: break
+            }
+        }
+    }
+
+    public func start() throws(ElementMessageText) {
+        let current = settings.withLock { $0 }
+        guard !current.location.isEmpty else {
+            throw .settings("no recording to play: set location to a WAV file", debug: "property location")
+        }
+        let samples = try Self.read(current.location)
+        state.withLock {
+            $0 = State(samples: samples, chunkSamples: Self.outputRate * current.chunkMs / 1000, pace: current.pace)
+        }
+        position.store(0, ordering: .relaxed)
+        interrupted.set(false)
+        Self.log.info("\(current.location): \(samples.count) samples at \(Self.outputRate) Hz, pace \(current.pace)", object: element)
+    }
+
+    /// The recording as 16 kHz mono samples.
+    static func read(_ location: String) throws(ElementMessageText) -> [Int16] {
+        let url = URL(fileURLWithPath: location)
+        let data: Data
+        do {
+            let size = (try FileManager.default.attributesOfItem(atPath: location)[.size] as? Int) ?? 0
+            guard size <= maxFileBytes else {
+                throw ElementMessageText.openRead("\(location): \(size) bytes, over the \(maxFileBytes >> 20) MB this source reads")
+            }
+            data = try Data(contentsOf: url)
+        } catch let error as ElementMessageText {
+            throw error
+        } catch {
+            throw .openRead("cannot read the recording \(location): \((error as NSError).localizedDescription)",
+                            debug: "property location")
+        }
+        do {
+            let (samples, rate) = try WAVDecoder.decode(data)
+            guard rate > 0 else { throw ElementMessageText.settings("\(location): the WAV header gives no sample rate") }
+            return rate == outputRate ? samples : Resampler.resample(samples, from: rate, to: outputRate)
+        } catch let error as ElementMessageText {
+            throw error
+        } catch {
+            throw .settings("\(location): \(error)", debug: "property location")
+        }
+    }
+
+    public func stop() {
+        interrupted.set()
+        state.withLock { $0 = State() }
+    }
+
+    public func unlock() { interrupted.set() }
+    public func unlockStop() { interrupted.set(false) }
+
+    public func create() throws(FlowError) -> Buffer {
+        let now = MonotonicClock.nanoseconds()
+        let (chunk, first, pace, startedAt, offset, total) = state.withLock { state in
+            let first = state.startedAt == nil
+            if first { state.startedAt = now }
+            let end = min(state.samples.count, state.next + state.chunkSamples)
+            let chunk = state.samples[state.next..<end]
+            let offset = state.next
+            state.next = end
+            return (chunk, first, state.pace, state.startedAt!, offset, state.samples.count)
+        }
+        if first {
+            element.postElementMessage(Structure("parley/recording", [
+                ("event", .string("started")), ("started-at", .uint64(startedAt)),
+                ("duration", .uint64(Self.nanoseconds(total))), ("paced", .bool(pace)),
+            ]))
+        }
+        guard !chunk.isEmpty else {
+            element.postElementMessage(Structure("parley/recording", [
+                ("event", .string("ended")), ("position", .uint64(Self.nanoseconds(total))),
+            ]))
+            throw .eos
+        }
+        let end = offset + chunk.count
+        if pace {
+            // The chunk exists once its last sample has been "spoken".
+            try wait(until: startedAt + Self.nanoseconds(end))
+        }
+        let buffer = Buffer(samples: Array(chunk))
+        buffer.pts = Self.nanoseconds(offset)
+        buffer.duration = Self.nanoseconds(end) - buffer.pts
+        buffer.offset = UInt64(offset)
+        buffer.offsetEnd = UInt64(end)
+        position.store(end * 1000 / Self.outputRate, ordering: .relaxed)
+        return buffer
+    }
+
+    /// Sleeps until `deadline` (CLOCK_MONOTONIC ns); `unlock` cuts it short.
+    private func wait(until deadline: UInt64) throws(FlowError) {
+        while true {
+            if interrupted.isSet { throw .flushing }
+            let now = MonotonicClock.nanoseconds()
+            guard now < deadline else { return }
+            // Short slices, so a flush or stop is not held up by a long chunk.
+            usleep(useconds_t(min(deadline - now, 5_000_000) / 1000))
+        }
+    }
+
+    static func nanoseconds(_ samples: Int) -> UInt64 { UInt64(samples) * Gst.second / UInt64(outputRate) }
+}
