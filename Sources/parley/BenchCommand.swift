@@ -73,7 +73,10 @@ struct BenchRunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalidInput)
         }
 
-        let progress = BenchProgress(enabled: !quiet && isatty(STDERR_FILENO) != 0, runs: runs, paced: !noPace)
+        let measured = stream.placements.filter(\.measured)
+        let progress = BenchProgress(bar: !quiet && isatty(STDERR_FILENO) != 0, lines: !quiet && isatty(STDERR_FILENO) == 0,
+                                     runs: runs, paced: !noPace,
+                                     recordings: measured.map { (manifest.entries[$0.entry].id, $0.end) })
         let runner = BenchRunner()
         let interrupts = BenchInterrupts(runner: runner, progress: progress)
         defer { interrupts.cancel() }
@@ -86,7 +89,6 @@ struct BenchRunCommand: AsyncParsableCommand {
             }
             progress.finishRun()
             let (segments, scores) = BenchAnalysis(corpus: manifest, stream: stream, run: number).analyze(observed)
-            let measured = stream.placements.filter(\.measured)
             let audio = scores.reduce(0.0) { sum, score in
                 sum + (measured.first { manifest.entries[$0.entry].id == score.entry }?.duration ?? 0)
             }
@@ -159,29 +161,44 @@ final class BenchInterrupts: @unchecked Sendable {
     }
 }
 
-/// The progress bar on standard error: run, share of the stream played, ETA.
+/// Progress on standard error: on a terminal a bar (run, share of the
+/// stream played, ETA); in a log one line per recording played.
 final class BenchProgress: @unchecked Sendable {
     // @unchecked: every field is behind the lock.
     private let lock = NSLock()
     private let enabled: Bool
+    private let lines: Bool
     private let runs: Int
     private let paced: Bool
+    /// Measured recordings: id and where they end in the stream.
+    private let recordings: [(String, Double)]
     private var run = 1
     private var runStarted = Date()
-    private var lastDuration = 0.0
+    private var played = 0
 
-    init(enabled: Bool, runs: Int, paced: Bool) {
-        self.enabled = enabled
+    init(bar: Bool, lines: Bool, runs: Int, paced: Bool, recordings: [(String, Double)]) {
+        enabled = bar
+        self.lines = lines
         self.runs = runs
         self.paced = paced
+        self.recordings = recordings
     }
 
-    func startRun(_ number: Int) { lock.withLock { run = number; runStarted = Date() } }
+    func startRun(_ number: Int) { lock.withLock { run = number; runStarted = Date(); played = 0 } }
 
     func update(position: Double, duration: Double) {
+        if lines {
+            let newly = lock.withLock { () -> [String] in
+                let now = recordings.filter { $0.1 <= position }.count
+                defer { played = max(played, now) }
+                return (played..<max(played, now)).map {
+                    "run \(run)/\(runs): played \(recordings[$0].0) (\($0 + 1)/\(recordings.count))"
+                }
+            }
+            for line in newly { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
         guard enabled else { return }
         let line = lock.withLock { () -> String in
-            lastDuration = duration
             let share = duration > 0 ? min(1, position / duration) : 0
             let elapsed = Date().timeIntervalSince(runStarted)
             // Paced, the stream plays in real time; unpaced, at the rate seen so far.

@@ -229,30 +229,3 @@ import Testing
         #expect(recorded.records.count == 2 && recorded.records.allSatisfy { !($0.translations.first?.text ?? "").isEmpty })
     }
 }
-
-/// Collects a pipe's text on a thread and says when a marker appears.
-final class LineWatcher: @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected = ""
-    private let marker: String
-    init(_ pipe: Pipe, waitingFor marker: String) {
-        self.marker = marker
-        Thread { [self] in
-            while true {
-                let data = pipe.fileHandleForReading.availableData
-                if data.isEmpty { return }
-                lock.withLock { collected += String(decoding: data, as: UTF8.self) }
-            }
-        }.start()
-    }
-    var text: String { lock.withLock { collected } }
-    /// Blocks (on the caller's thread) until the marker appears.
-    func wait(seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if text.contains(marker) { return true }
-            usleep(5_000)
-        }
-        return false
-    }
-}

@@ -194,15 +194,15 @@ public struct BenchAnalysis {
     }
 
     /// The services' own time on the critical path from speech end to
-    /// output: the STT request (the provider's processing time where it
-    /// says, else request to response), the translation request to its
+    /// output, as the client sees it (the network is not the framework's):
+    /// the STT request to its response, the translation request to its
     /// final (none for a translation from the cache), and the TTS request
     /// to its first audio. nil when a stage the pipeline has did not report
     /// (or reports per language: no one path).
     static func services(_ figures: [String: Double], stages: Set<String>, translationCached: Bool) -> Double? {
         var total = 0.0
         if stages.contains("stt") {
-            guard let stt = figures["stt.provider-processing-ms"] ?? figures["stt.processing-ms"] else { return nil }
+            guard let stt = figures["stt.processing-ms"] else { return nil }
             total += stt
         }
         if stages.contains("translate") {

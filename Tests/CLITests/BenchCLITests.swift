@@ -1,0 +1,125 @@
+import Foundation
+import ParleyCore
+import ParleyTestSupport
+import Testing
+
+/// `parley bench` as a user runs it: corpora built from Debian's recorded
+/// speech, real pipelines with the local engines and `parley serve`, paced
+/// like a microphone; the report read back as JSON.
+@Suite struct BenchCLITests {
+    let scratch = TestSupport.temporaryFolder()
+
+    func parley(_ arguments: [String]) async throws -> TestSupport.Result {
+        try await TestSupport.run(TestSupport.parleyExecutable, arguments,
+                                  environment: TestSupport.gstEnvironment(registry: scratch))
+    }
+
+    func pipeline(_ name: String) -> String { TestSupport.packageRoot.appendingPathComponent(name).path }
+
+    func report(_ folder: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/report.json"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func figure(_ report: [String: Any], _ name: String, _ field: String = "n") -> Double? {
+        ((report["figures"] as? [String: Any])?[name] as? [String: Any])?[field] as? Double
+            ?? (((report["figures"] as? [String: Any])?[name] as? [String: Any])?[field] as? Int).map(Double.init)
+    }
+
+    /// Every stage behind `parley serve`, which adds 300 ms to each request:
+    /// those 300 ms × 3 land in the services' time, not the framework's.
+    @Test func servedPipelineReportsEveryStageAndTellsServicesFromOverhead() async throws {
+        let corpus = scratch.appendingPathComponent("talk").path
+        let built = try await parley(["bench", "corpus", "conversation", "--to", corpus, "--limit", "2",
+                                      "--per-conversation", "2", "--min-words", "4"])
+        #expect(built.status == 0, "\(built.stderr)")
+        let server = try await ServeProcess(["--delay-ms", "300"])
+        defer { server.stop() }
+        let output = scratch.appendingPathComponent("served").path
+        let result = try await parley(["bench", pipeline("benchmarks/pipelines/served-translate.pipeline"),
+                                       "--corpus", "\(corpus)/manifest.jsonl", "--set", "URL=\(server.url)/v1",
+                                       "--warmup", "0", "--output", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("played conversation-01 (1/1)"))
+        #expect(result.stdout.contains("| voice-to-voice-ms |"))
+        let summary = try report(output)
+
+        // Every segment the VAD cut is accounted for, and each reference end was measured.
+        let segments = try #require(summary["segments"] as? [String: Any])
+        let produced = try #require(segments["produced"] as? Int)
+        let byStatus = try #require(segments["byStatus"] as? [String: Int])
+        #expect(produced >= 2 && byStatus.values.reduce(0, +) == produced && byStatus["unaccounted"] == nil, "\(segments)")
+        let references = try #require(summary["references"] as? [String: Any])
+        #expect(references["utterances"] as? Int == 2 && references["measured"] as? Int == 2, "\(references)")
+        for name in ["eos-detection-ms", "stt.ttfs-ms", "translate.ttft-ms", "tts.time-to-first-audio-ms", "voice-to-voice-ms",
+                     "overhead-ms", "stt.queue-wait-ms"] {
+            #expect(figure(summary, name) != nil, "no \(name) in \(summary["figures"] ?? "")")
+        }
+        #expect(figure(summary, "voice-to-voice-ms") == 2)
+
+        // Per segment: the three delayed requests are services' time; overhead is what is left.
+        let lines = try String(contentsOfFile: "\(output)/segments.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == produced)
+        for line in lines {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard record["reference"] != nil else { continue }
+            let figures = try #require(record["figures"] as? [String: Double])
+            let voice = try #require(figures["voice-to-voice-ms"]), services = try #require(figures["services-ms"])
+            let overhead = try #require(figures["overhead-ms"])
+            #expect(services >= 900, "\(figures)")
+            #expect(abs(overhead - (voice - 500 - services)) < 0.01)
+            #expect((figures["stt.processing-ms"] ?? 0) >= 300 && (figures["translate.time-to-final-ms"] ?? 0) >= 300)
+        }
+
+        // Quality against the prompts' transcripts and their Spanish texts.
+        let quality = try #require(summary["quality"] as? [String: Any])
+        #expect((quality["wordErrorRate"] as? Double ?? 1) < 0.25, "\(quality)")
+        #expect(((quality["chrF"] as? [String: Double])?["es"] ?? 0) > 20, "\(quality)")
+        #expect((quality["vadF1"] as? Double ?? 0) > 0.8, "\(quality)")
+    }
+
+    /// Ctrl-C during the second recording: the first, finished, is reported; the second is not.
+    @Test func interruptKeepsTheRecordingsThatFinished() async throws {
+        let corpus = scratch.appendingPathComponent("prompts").path
+        let built = try await parley(["bench", "corpus", "asterisk", "--to", corpus, "--limit", "2", "--min-words", "6"])
+        #expect(built.status == 0, "\(built.stderr)")
+        let output = scratch.appendingPathComponent("interrupted").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
+        process.arguments = ["bench", pipeline("pipelines/live-translate.pipeline"), "--corpus", "\(corpus)/manifest.jsonl",
+                             "--warmup", "0", "--gap", "12", "--output", output]
+        process.environment = TestSupport.gstEnvironment(registry: scratch)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        let watcher = LineWatcher(errors, waitingFor: "(1/2)")
+        try ProcessEnvironment.whileSpawning { try process.run() }
+        // The first prompt has played; its results come within the 12 s pause before the second.
+        let played = await Task.detached { watcher.wait(seconds: 120) }.value
+        #expect(played, "\(watcher.text)")
+        try await Task.sleep(for: .seconds(6))
+        process.interrupt()
+        await Task.detached { process.waitUntilExit() }.value
+        #expect(process.terminationStatus == 130, "\(watcher.text)")
+        #expect(watcher.text.contains("interrupted: the report covers the 1 recordings that finished"), "\(watcher.text)")
+        let summary = try report(output)
+        let runs = try #require(summary["runs"] as? [[String: Any]])
+        #expect(runs.first?["recordings"] as? Int == 1 && runs.first?["interrupted"] as? Bool == true, "\(runs)")
+        #expect(figure(summary, "voice-to-voice-ms") ?? 0 >= 1)
+        #expect(try String(contentsOfFile: "\(output)/report.md", encoding: .utf8).contains("**Interrupted**"))
+    }
+
+    @Test func wrongPipelineOrManifestIsRefusedWithWhere() async throws {
+        let corpus = scratch.appendingPathComponent("bad.jsonl").path
+        try "{\"audio\": \"\(SpeechFixtures.clips[0])\"}\n{\"audio\": \"missing.wav\"}\n".write(toFile: corpus, atomically: true, encoding: .utf8)
+        let noSource = try await parley(["bench", pipeline("pipelines/translate-file.pipeline"), "--corpus", corpus])
+        #expect(noSource.status == 2)
+        #expect(noSource.stderr.contains("declares no SOURCE fragment"), "\(noSource.stderr)")
+        let badManifest = try await parley(["bench", pipeline("pipelines/live-translate.pipeline"), "--corpus", corpus])
+        #expect(badManifest.status == 2)
+        #expect(badManifest.stderr.contains("bad.jsonl:2: audio missing.wav: no such readable file"), "\(badManifest.stderr)")
+        let setSource = try await parley(["bench", pipeline("pipelines/live-translate.pipeline"), "--corpus", corpus,
+                                          "--set", "SOURCE=fakesrc"])
+        #expect(setSource.status == 2 && setSource.stderr.contains("--set SOURCE: parley bench sets SOURCE itself"), "\(setSource.stderr)")
+    }
+}
