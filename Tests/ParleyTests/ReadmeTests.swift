@@ -35,12 +35,13 @@ import Testing
     }
 
     @Test func everyPipelineFileInTheRepositoryValidates() async throws {
-        let folder = root.appendingPathComponent("pipelines")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pipeline") }
-        #expect(!files.isEmpty)
-        for file in files {
-            let result = try await TestSupport.run(TestSupport.parleyExecutable, ["validate", folder.appendingPathComponent(file).path])
-            #expect(result.status == 0, "\(file): \(result.stderr)")
+        for folder in ["pipelines", "benchmarks/pipelines"].map(root.appendingPathComponent) {
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".pipeline") }
+            #expect(!files.isEmpty)
+            for file in files {
+                let result = try await TestSupport.run(TestSupport.parleyExecutable, ["validate", folder.appendingPathComponent(file).path])
+                #expect(result.status == 0, "\(file): \(result.stderr)")
+            }
         }
     }
 
