@@ -7,10 +7,13 @@ public enum FLACCodec {
     public enum CodecError: Error, Sendable, CustomStringConvertible, Equatable {
         case encoderFailed
         case notFLAC(String)
+        /// The stream decodes to more than the `maxSeconds` asked for.
+        case tooLong(maxSeconds: Double)
         public var description: String {
             switch self {
             case .encoderFailed: "libFLAC could not encode the audio"
             case .notFLAC(let why): "the file is not readable FLAC: \(why)"
+            case .tooLong(let limit): "the audio is longer than \(Int(limit)) s"
             }
         }
     }
@@ -45,15 +48,21 @@ public enum FLACCodec {
         var samples: [Int16] = []
         var rate = 0
         var failure: String?
+        var maxSeconds: Double?
+        var tooLong = false
         init(_ data: Data) { self.data = data }
     }
 
     /// A FLAC file → 16-bit mono samples (channels mixed down) and its rate.
-    public static func decode(_ data: Data) throws(CodecError) -> (samples: [Int16], rate: Int) {
+    /// `maxSeconds` stops a stream that
+    /// decodes to more audio than that (a few MB of FLAC silence can be
+    /// hours): it fails before the samples outgrow the bound.
+    public static func decode(_ data: Data, maxSeconds: Double? = nil) throws(CodecError) -> (samples: [Int16], rate: Int) {
         guard data.starts(with: Data("fLaC".utf8)) else { throw .notFLAC("no fLaC signature") }
         guard let decoder = FLAC__stream_decoder_new() else { throw .notFLAC("no decoder") }
         defer { FLAC__stream_decoder_delete(decoder) }
         let source = Source(data)
+        source.maxSeconds = maxSeconds
         let context = Unmanaged.passUnretained(source).toOpaque()
         let status = FLAC__stream_decoder_init_stream(
             decoder,
@@ -75,6 +84,10 @@ public enum FLACCodec {
                 let header = frame!.pointee.header
                 source.rate = Int(header.sample_rate)
                 let count = Int(header.blocksize), width = Int(header.channels)
+                if let limit = source.maxSeconds, Double(source.samples.count + count) > limit * Double(max(1, source.rate)) {
+                    source.tooLong = true
+                    return FLAC__STREAM_DECODER_WRITE_STATUS_ABORT
+                }
                 let shift = Int(header.bits_per_sample) - 16
                 for index in 0..<count {
                     var sum = 0
@@ -92,6 +105,7 @@ public enum FLACCodec {
         guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else { throw .notFLAC("the decoder would not start") }
         let ok = FLAC__stream_decoder_process_until_end_of_stream(decoder)
         FLAC__stream_decoder_finish(decoder)
+        if source.tooLong, let maxSeconds { throw .tooLong(maxSeconds: maxSeconds) }
         if let failure = source.failure { throw .notFLAC(failure) }
         guard ok != 0 else { throw .notFLAC("the stream ended badly") }
         return (source.samples, source.rate)

@@ -35,27 +35,52 @@ public struct MultipartParser {
         return nil
     }
 
+    /// More parts than any OpenAI request has are refused: a body of
+    /// thousands of tiny parts is an attack, not a request.
+    public static let maxParts = 64
+
+    /// Parses the body in one pass: each search starts where the last ended.
     public static func parse(_ body: Data, contentType: String) throws(ParseError) -> [Part] {
         guard let boundary = boundary(contentType: contentType), !boundary.isEmpty else { throw .notMultipart }
-        let delimiter = Data("--\(boundary)".utf8)
-        let crlf = Data("\r\n".utf8)
-        guard let first = body.range(of: delimiter) else { throw .malformed("no boundary in the body") }
+        let bytes = [UInt8](body)
+        let delimiter = Array("--\(boundary)".utf8)
+        let closing = Array("\r\n--\(boundary)".utf8)
+        let headerEnd = Array("\r\n\r\n".utf8)
+        guard let first = find(delimiter, in: bytes, from: 0) else { throw .malformed("no boundary in the body") }
         var parts: [Part] = []
-        var cursor = first.upperBound
+        var cursor = first + delimiter.count
         while true {
             // After a delimiter: "--" ends the body, CRLF starts a part.
-            if body[cursor...].starts(with: Data("--".utf8)) { return parts }
-            guard body[cursor...].starts(with: crlf) else { throw .malformed("expected CRLF after the boundary") }
+            if bytes.count >= cursor + 2, bytes[cursor] == 0x2D, bytes[cursor + 1] == 0x2D { return parts }
+            guard bytes.count >= cursor + 2, bytes[cursor] == 0x0D, bytes[cursor + 1] == 0x0A else {
+                throw .malformed("expected CRLF after the boundary")
+            }
+            guard parts.count < maxParts else { throw .malformed("more than \(maxParts) parts") }
             cursor += 2
-            guard let headerEnd = body.range(of: Data("\r\n\r\n".utf8), in: cursor..<body.endIndex) else {
-                throw .malformed("a part has no end of headers")
+            guard let headersEnd = find(headerEnd, in: bytes, from: cursor) else { throw .malformed("a part has no end of headers") }
+            let headers = String(decoding: bytes[cursor..<headersEnd], as: UTF8.self)
+            let dataStart = headersEnd + headerEnd.count
+            guard let next = find(closing, in: bytes, from: dataStart) else { throw .malformed("a part is not closed by the boundary") }
+            parts.append(try part(headers: headers, data: Data(bytes[dataStart..<next])))
+            cursor = next + closing.count
+        }
+    }
+
+    /// The first index at or after `start` where `needle` begins: memchr to
+    /// each candidate first byte, then a compare; linear for a needle of
+    /// bounded length (a boundary is at most 70 bytes).
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard let first = needle.first, start <= haystack.count else { return nil }
+        return haystack.withUnsafeBytes { hay -> Int? in
+            guard let base = hay.baseAddress else { return nil }
+            var position = start
+            while position + needle.count <= hay.count {
+                guard let hit = memchr(base + position, Int32(first), hay.count - position - needle.count + 1) else { return nil }
+                let index = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(base + index, needle, needle.count) == 0 { return index }
+                position = index + 1
             }
-            let headers = String(decoding: body[cursor..<headerEnd.lowerBound], as: UTF8.self)
-            guard let next = body.range(of: crlf + delimiter, in: headerEnd.upperBound..<body.endIndex) else {
-                throw .malformed("a part is not closed by the boundary")
-            }
-            parts.append(try part(headers: headers, data: body[headerEnd.upperBound..<next.lowerBound]))
-            cursor = next.upperBound
+            return nil
         }
     }
 

@@ -105,14 +105,21 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Keeps secrets out of everything Parley writes.
 public enum Redaction {
-    /// Replaces anything that looks like an API key or bearer token.
+    /// Replaces anything that looks like an API key or bearer token, and
+    /// every secret given, however short (a short one only where it stands
+    /// as a whole word, so "[redacted]" does not land inside other words).
     public static func redact(_ text: String, secrets: [String] = []) -> String {
         var result = text
-        for secret in secrets where secret.count >= 8 {
-            result = result.replacingOccurrences(of: secret, with: "[redacted]")
+        for secret in secrets where !secret.isEmpty {
+            if secret.count >= 8 {
+                result = result.replacingOccurrences(of: secret, with: "[redacted]")
+            } else if let regex = try? NSRegularExpression(pattern: "(?<![A-Za-z0-9])" + NSRegularExpression.escapedPattern(for: secret) + "(?![A-Za-z0-9])") {
+                result = regex.stringByReplacingMatches(in: result, range: NSRange(result.startIndex..., in: result), withTemplate: "[redacted]")
+            }
         }
-        // OpenAI (sk-...), Groq (gsk_...), and bearer headers.
-        for pattern in [#"\b(sk|gsk|xai)[-_][A-Za-z0-9_\-]{8,}"#, #"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"#] {
+        // OpenAI (sk-...), Groq (gsk_...), and bearer tokens: everything up to
+        // the next space or quote, base64's + / = included.
+        for pattern in [#"\b(sk|gsk|xai)[-_][A-Za-z0-9_\-]{8,}"#, #"(?i)(bearer\s+)[^\s"',;]+"#] {
             if let regex = try? NSRegularExpression(pattern: pattern) {
                 let range = NSRange(result.startIndex..., in: result)
                 let template = pattern.contains("bearer") ? "$1[redacted]" : "[redacted]"

@@ -40,6 +40,8 @@ struct EngineFailure: Error, Sendable {
 protocol ServerEngine: Sendable {
     /// For /v1/models and the start-up line.
     var modelName: String { get }
+    /// ISO 639 codes the engine recognizes (a request's `language` must be one).
+    var languages: Set<String> { get }
     func transcribe(_ samples: [Int16], rate: Int, language: String, prompt: String,
                     temperature: Double) async throws(EngineFailure) -> EngineTranscript
     func stop()
@@ -48,6 +50,7 @@ protocol ServerEngine: Sendable {
 struct PocketSphinxServerEngine: ServerEngine {
     let recognizer: PocketSphinxRecognizer
     var modelName: String { "pocketsphinx-en-us" }
+    var languages: Set<String> { ["en"] }
 
     func transcribe(_ samples: [Int16], rate: Int, language: String, prompt: String,
                     temperature: Double) async throws(EngineFailure) -> EngineTranscript {
@@ -74,6 +77,7 @@ struct PocketSphinxServerEngine: ServerEngine {
 struct WhisperServerEngine: ServerEngine {
     let worker: WhisperWorker
     var modelName: String { "whisper-base" }
+    var languages: Set<String> { WhisperWorker.languages }
 
     func transcribe(_ samples: [Int16], rate: Int, language: String, prompt: String,
                     temperature: Double) async throws(EngineFailure) -> EngineTranscript {

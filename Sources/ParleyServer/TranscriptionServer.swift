@@ -24,7 +24,14 @@ public struct ServerConfiguration: Sendable {
     public var whisper = WhisperInstallation.standard()
     /// The Whisper worker's threads; 0 = all cores.
     public var threads = 0
+    /// Longest audio a request may hold once decoded (OpenAI's limit for its transcription models).
+    public var maxAudioSeconds = 1500.0
+    /// A connection that sends nothing for this long is closed (half-open clients).
+    public var idleTimeoutSeconds: Int64 = 30
     public init() {}
+
+    /// Sample rates an upload may have: telephony to studio.
+    public static let acceptedRates = 4_000...192_000
 
     public var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
 }
@@ -58,6 +65,7 @@ public enum TranscriptionServer {
         defer { engine.stop() }
         let handler = TranscriptionHandler(engine: engine, configuration: configuration)
         let router = Router()
+        router.add(middleware: OpenAIErrorMiddleware())
         router.get("/v1/models") { request, _ -> Response in
             if let denied = handler.authorize(request) { return denied }
             return handler.models()
@@ -78,6 +86,7 @@ public enum TranscriptionServer {
         }
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeoutSeconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "parley"),
             onServerRunning: { channel in onEvent(.listening(port: channel.localAddress?.port ?? configuration.port)) })
@@ -126,7 +135,7 @@ struct TranscriptionHandler: Sendable {
 
     func authorize(_ request: Request) -> Response? {
         guard let key = configuration.apiKey, !key.isEmpty else { return nil }
-        if request.headers[.authorization] == "Bearer \(key)" { return nil }
+        if ConstantTime.equal(request.headers[.authorization] ?? "", "Bearer \(key)") { return nil }
         return Self.error(.unauthorized, "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key")
     }
 
@@ -160,13 +169,35 @@ struct TranscriptionHandler: Sendable {
             return Self.error(.notFound, "The model '\(model)' does not exist.", type: "invalid_request_error",
                               param: "model", code: "model_not_found")
         }
-        let language = field("language") ?? ""
+        let language: String
+        switch RequestParameters.language(field("language"), supported: engine.languages) {
+        case .success(let value): language = value
+        case .failure(let problem): return Self.error(.badRequest, problem.message, type: "invalid_request_error", param: "language")
+        }
+        let temperature: Double
+        switch RequestParameters.temperature(field("temperature")) {
+        case .success(let value): temperature = value
+        case .failure(let problem): return Self.error(.badRequest, problem.message, type: "invalid_request_error", param: "temperature")
+        }
         let audio: (samples: [Int16], rate: Int)
         do {
             audio = file.data.starts(with: Data("fLaC".utf8))
-                ? try FLACCodec.decode(file.data) : try WAVDecoder.decode(file.data)
+                ? try FLACCodec.decode(file.data, maxSeconds: configuration.maxAudioSeconds) : try WAVDecoder.decode(file.data)
+        } catch FLACCodec.CodecError.tooLong(let limit) {
+            return Self.error(.badRequest, "The audio is longer than \(Int(limit)) s, the longest accepted.",
+                              type: "invalid_request_error", param: "file")
         } catch {
             return Self.error(.unsupportedMediaType, "\(error) (file '\(file.filename ?? "")'); send WAV or FLAC",
+                              type: "invalid_request_error", param: "file")
+        }
+        // Bounded before anything is resampled: a header that claims 1 Hz would make hours of 16 kHz audio.
+        guard ServerConfiguration.acceptedRates.contains(audio.rate) else {
+            return Self.error(.badRequest, "The audio's sample rate is \(audio.rate) Hz; send \(ServerConfiguration.acceptedRates.lowerBound)-\(ServerConfiguration.acceptedRates.upperBound) Hz.",
+                              type: "invalid_request_error", param: "file")
+        }
+        let seconds = Double(audio.samples.count) / Double(audio.rate)
+        guard seconds <= configuration.maxAudioSeconds else {
+            return Self.error(.badRequest, "The audio is \(Int(seconds)) s long; the longest accepted is \(Int(configuration.maxAudioSeconds)) s.",
                               type: "invalid_request_error", param: "file")
         }
         if configuration.delayMs > 0 || configuration.jitterMs > 0 {
@@ -178,7 +209,7 @@ struct TranscriptionHandler: Sendable {
         do throws(EngineFailure) {
             transcript = try await engine.transcribe(audio.samples, rate: audio.rate, language: language,
                                                      prompt: field("prompt") ?? "",
-                                                     temperature: field("temperature").flatMap(Double.init) ?? 0)
+                                                     temperature: temperature)
         } catch {
             switch error.kind {
             case .badRequest(let param):

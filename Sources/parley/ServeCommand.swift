@@ -14,12 +14,19 @@ struct ServeCommand: AsyncParsableCommand {
             error envelope. The engine is Whisper-base (a faster-whisper worker process, loaded before \
             the server listens) when scripts/setup has prepared it, else pocketsphinx; --engine chooses. \
             Prints "listening on http://HOST:PORT" once ready. --delay-ms and --jitter-ms \
-            add a service delay to each answer: a measurement aid for benchmarks.
+            add a service delay to each answer: a measurement aid for benchmarks. \
+            The key clients must send comes from the environment variable PARLEY_SERVE_API_KEY, \
+            --api-key-file, or --api-key (which other users can read in ps: prefer the others). \
+            Requests are bounded: --max-request-bytes, --max-audio-seconds of decoded audio at 4-192 kHz, \
+            temperature 0-1, a language the engine knows; a connection idle for --idle-timeout-s is closed.
             """)
 
     @Option(help: "Address to bind; beyond loopback, --api-key is required.") var host = "127.0.0.1"
     @Option(help: "Port; 0 picks a free one.") var port = 8080
-    @Option(help: "Require this key as a Bearer token.") var apiKey: String?
+    @Option(help: "Require this key as a Bearer token (visible in ps: prefer PARLEY_SERVE_API_KEY or --api-key-file).") var apiKey: String?
+    @Option(help: "Read the key clients must send from this file (its first line).") var apiKeyFile: String?
+    @Option(help: "Longest decoded audio a request may hold, in seconds.") var maxAudioSeconds = 1500.0
+    @Option(help: "Close a connection that sends nothing for this many seconds.") var idleTimeoutS = 30
     @Option(help: "Largest request accepted, in bytes.") var maxRequestBytes = 25 * 1024 * 1024
     @Option(help: "Added to every answer, in ms (benchmarks).") var delayMs = 0
     @Option(help: "Random extra delay up to this, in ms (benchmarks).") var jitterMs = 0
@@ -31,7 +38,11 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = ServerConfiguration()
         configuration.host = host
         configuration.port = port
-        configuration.apiKey = apiKey ?? ProcessInfo.processInfo.environment["PARLEY_SERVE_API_KEY"]
+        configuration.apiKey = try apiKey ?? apiKeyFile.map(Self.readKey) ?? ProcessInfo.processInfo.environment["PARLEY_SERVE_API_KEY"]
+        guard maxAudioSeconds.isFinite, maxAudioSeconds > 0 else { throw ValidationError("--max-audio-seconds must be above 0") }
+        configuration.maxAudioSeconds = maxAudioSeconds
+        guard idleTimeoutS > 0 else { throw ValidationError("--idle-timeout-s must be above 0") }
+        configuration.idleTimeoutSeconds = Int64(idleTimeoutS)
         configuration.maxRequestBytes = maxRequestBytes
         configuration.delayMs = delayMs
         configuration.jitterMs = jitterMs
@@ -54,5 +65,13 @@ struct ServeCommand: AsyncParsableCommand {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)
         }
+    }
+
+    static func readKey(_ path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = text.split(separator: "\n").first?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+            throw ValidationError("--api-key-file \(path): cannot read a key from it")
+        }
+        return line
     }
 }

@@ -58,6 +58,18 @@ import Testing
         #expect(error.description.contains("[redacted]"))
         #expect(Redaction.redact("Authorization: Bearer gsk_0123456789abcdef") == "Authorization: Bearer [redacted]")
         #expect(Redaction.redact("my key is hunter2hunter2", secrets: ["hunter2hunter2"]) == "my key is [redacted]")
+        // Tokens with base64's + / = go whole; a short key echoed back goes too, but not inside other words.
+        #expect(Redaction.redact("Authorization: Bearer Zm9v+/SECRET==, retry") == "Authorization: Bearer [redacted], retry")
+        #expect(Redaction.redact("Incorrect API key provided: 'abc12'. abc123 stays", secrets: ["abc12"])
+                == "Incorrect API key provided: '[redacted]'. abc123 stays")
+    }
+
+    @Test func secretsCompareInTimeThatDoesNotDependOnTheirContent() {
+        #expect(ConstantTime.equal("Bearer k3y", "Bearer k3y"))
+        #expect(!ConstantTime.equal("Bearer k3y", "Bearer k3z"))
+        #expect(!ConstantTime.equal("Bearer k3y", "Bearer k3y-longer"))
+        #expect(!ConstantTime.equal("", "x"))
+        #expect(ConstantTime.equal("", ""))
     }
 }
 

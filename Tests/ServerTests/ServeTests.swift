@@ -192,6 +192,97 @@ import Testing
     }
 }
 
+extension ServeTests {
+    func transcribe(_ server: ServeProcess, file: Data, filename: String = "clip.wav",
+                    fields: [(String, String)] = []) async throws -> (status: Int, error: [String: Any]?) {
+        var form = MultipartForm()
+        form.add(file: "file", filename: filename, contentType: "application/octet-stream", data: file)
+        form.add(field: "model", value: "whisper-1")
+        for (name, value) in fields { form.add(field: name, value: value) }
+        return try await post(server, form.data, contentType: form.contentType)
+    }
+
+    func post(_ server: ServeProcess, _ body: Data, contentType: String,
+              path: String = "/v1/audio/transcriptions", method: String = "POST") async throws -> (status: Int, error: [String: Any]?) {
+        let response = try await HTTPClient().send(HTTPRequest(method: method, url: server.url + path,
+                                                               headers: [("Content-Type", contentType)], body: method == "GET" ? nil : body))
+        let envelope = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        return (response.status, envelope?["error"] as? [String: Any])
+    }
+
+    /// Each hostile request of the hardening issue gets a 400 naming what was wrong,
+    /// before the engine sees it; a normal request still works after them.
+    @Test func hostileRequestsAreRefusedBeforeTheEngineSeesThem() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx", "--max-audio-seconds", "60"])
+        defer { server.stop() }
+        let wav = try Data(contentsOf: URL(fileURLWithPath: SpeechFixtures.clips[0]))
+
+        // A header that claims 1 Hz: hours of audio once resampled.
+        var oneHertz = wav
+        oneHertz.replaceSubrange(24..<28, with: [1, 0, 0, 0])
+        let slow = try await transcribe(server, file: oneHertz)
+        #expect(slow.status == 400 && slow.error?["param"] as? String == "file", "\(slow)")
+        #expect((slow.error?["message"] as? String ?? "").contains("1 Hz"))
+        // Two minutes of FLAC silence, a few kB, against a 60 s limit: refused while decoding.
+        let silence = try FLACCodec.encode([Int16](repeating: 0, count: 16_000 * 120), rate: 16_000)
+        #expect(silence.count < 100_000)
+        let long = try await transcribe(server, file: silence, filename: "silence.flac")
+        #expect(long.status == 400 && (long.error?["message"] as? String ?? "").contains("longer than 60 s"), "\(long.status) \(long.error ?? [:])")
+
+        for value in ["nan", "inf", "1e308", "-1", "warm"] {
+            let answer = try await transcribe(server, file: wav, fields: [("temperature", value)])
+            #expect(answer.status == 400 && answer.error?["param"] as? String == "temperature", "\(value): \(answer)")
+        }
+        for value in ["../../etc", "fr", String(repeating: "a", count: 80)] {
+            let answer = try await transcribe(server, file: wav, fields: [("language", value)])
+            #expect(answer.status == 400 && answer.error?["param"] as? String == "language", "\(value): \(answer)")
+            let message = answer.error?["message"] as? String ?? ""
+            #expect(!message.contains("ValueError"))
+        }
+
+        // Thousands of tiny parts: refused at the 65th, not parsed in quadratic time.
+        var many = MultipartForm()
+        for index in 0..<5_000 { many.add(field: "f\(index)", value: "x") }
+        let parts = try await post(server, many.data, contentType: many.contentType)
+        #expect(parts.status == 400 && (parts.error?["message"] as? String ?? "").contains("more than 64 parts"), "\(parts)")
+
+        // What is not served answers in the envelope too.
+        let unknown = try await post(server, Data(), contentType: "text/plain", path: "/v1/nothing", method: "GET")
+        #expect(unknown.status == 404 && (unknown.error?["message"] as? String ?? "").contains("Unknown request URL: GET /v1/nothing"), "\(unknown.error ?? [:])")
+        let wrongMethod = try await post(server, Data(), contentType: "text/plain", method: "GET")
+        #expect((400..<500).contains(wrongMethod.status) && wrongMethod.error?["type"] as? String == "invalid_request_error", "\(wrongMethod)")
+
+        // And a normal request, with a BCP-47 language, is still answered.
+        let fine = try await transcribe(server, file: wav, fields: [("language", "en-US"), ("temperature", "0.2")])
+        #expect(fine.status == 200)
+    }
+
+    /// A client that connects and sends nothing is cut off after the idle timeout.
+    @Test func aSilentConnectionIsClosed() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx", "--idle-timeout-s", "1"])
+        defer { server.stop() }
+        let port = try #require(UInt16(server.url.split(separator: ":").last ?? ""))
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        // Blocks until the server closes the connection (read gives 0), or 20 s pass.
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let count = await Task.detached { () -> Int in
+            var byte: UInt8 = 0
+            return read(socket, &byte, 1)
+        }.value
+        #expect(count == 0, "the server kept a connection that sent nothing")
+    }
+}
+
 /// Reads the content of a chat completion event stream (for tests).
 struct ChatStreamReader {
     var text = ""

@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The transcription request's parameters, checked before the engine sees
+/// them: a client's values are untrusted (an infinite temperature would hold
+/// the only worker, a language that is not one would fail inside it).
+enum RequestParameters {
+    struct Problem: Error { var message: String }
+
+    /// `language`: empty (detect), or a BCP-47 tag whose primary subtag the
+    /// engine knows ("en", "en-US", "zh-Hans" → "zh"). Returns the code the engine takes.
+    static func language(_ value: String?, supported: Set<String>) -> Result<String, Problem> {
+        guard let value, !value.isEmpty else { return .success("") }
+        let shown = String(value.prefix(40)).unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" ? String($0) : "?" }.joined()
+        guard value.count <= 35, value.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }) else {
+            return .failure(Problem(message: "Invalid language '\(shown)': send an ISO-639-1 code such as 'en' (or a BCP-47 tag such as 'en-US')."))
+        }
+        let primary = String(value.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
+        guard supported.contains(primary) else {
+            return .failure(Problem(message: "Unsupported language '\(shown)': this engine knows \(supported.sorted().prefix(12).joined(separator: ", "))\(supported.count > 12 ? "…" : "")."))
+        }
+        return .success(primary)
+    }
+
+    /// `temperature`: a number from 0 to 1, as OpenAI takes it; 0 when absent.
+    static func temperature(_ value: String?) -> Result<Double, Problem> {
+        guard let value, !value.isEmpty else { return .success(0) }
+        guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite, (0...1).contains(number) else {
+            return .failure(Problem(message: "Invalid temperature '\(value.prefix(40))': send a number from 0 to 1."))
+        }
+        return .success(number)
+    }
+}
+
+/// Requests the router has no route for (an unknown path, a wrong method)
+/// get OpenAI's error envelope, as every other answer does, not an empty body.
+struct OpenAIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            let path = String(request.uri.path.prefix(200)).filter { !$0.isNewline && !($0.asciiValue.map { $0 < 32 } ?? false) }
+            let message = error.status == .notFound || error.status == .methodNotAllowed
+                ? "Unknown request URL: \(request.method) \(path). Please check the URL for typos."
+                : (error.body ?? error.status.reasonPhrase)
+            return TranscriptionHandler.error(error.status, message, type: "invalid_request_error")
+        }
+    }
+}
