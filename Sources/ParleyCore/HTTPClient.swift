@@ -17,6 +17,10 @@ public struct HTTPRequest: Sendable {
     /// A provider is untrusted: a response body over this many bytes is
     /// cut off and the request fails (`ProviderError.decoding`).
     public var maxResponseBytes = 64 << 20
+    /// What a text answer (a transcript, a translation, a chat stream) may
+    /// take: ample for 25 minutes of speech with timestamps, far below what
+    /// would exhaust memory.
+    public static let maxTextResponseBytes = 4 << 20
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: Data? = nil) {
         self.method = method

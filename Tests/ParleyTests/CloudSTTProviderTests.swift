@@ -264,3 +264,20 @@ import Testing
         #expect(!result.stderr.contains(key) && !result.stdout.contains(key))
     }
 }
+
+extension CloudSTTProviderTests {
+    /// A provider that answers 50 MB of "text": the answer is cut off at
+    /// 4 MB and the segment fails with a warning; the pipeline goes on.
+    @Test func aHugeAnswerIsCutOffNotHeld() async throws {
+        let huge = String(repeating: "a", count: 50 << 20)
+        let server = try ScriptedHTTPServer([reply(huge), reply("two"), reply("three")])
+        defer { server.stop() }
+        let (results, events, error) = try await run(server, options: "max-retries=0")
+        #expect(error == nil)
+        #expect(results.count == 3)
+        #expect(results.first?.status == .failed && results.first?.text.isEmpty == true)
+        #expect(results.dropFirst().map(\.text) == ["two", "three"])
+        let warnings = events.compactMap { if case .warning(_, let message, _) = $0 { message } else { nil } }
+        #expect(warnings.contains { $0.contains("over 4194304 bytes") }, "\(warnings)")
+    }
+}

@@ -163,6 +163,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
         let response: HTTPResponse, attempts: Int
         var http = HTTPRequest(method: "POST", url: service.root + "/audio/transcriptions", headers: headers, body: form.data)
         http.timeout = service.timeout
+        http.maxResponseBytes = HTTPRequest.maxTextResponseBytes
         var onChunk: (@Sendable (Data) -> Void)?
         if streaming {
             let stream = StreamState()

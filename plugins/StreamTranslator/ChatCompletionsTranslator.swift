@@ -30,6 +30,7 @@ struct ChatCompletionsTranslator: RemoteTranslator {
         var http = HTTPRequest(method: "POST", url: service.root + "/chat/completions", headers: headers,
                                body: try? JSONSerialization.data(withJSONObject: body))
         http.timeout = service.timeout
+        http.maxResponseBytes = HTTPRequest.maxTextResponseBytes
         let stream = ChatStream()
         let sentAt = MonotonicClock.nanoseconds()
         let response: HTTPResponse, attempts: Int

@@ -54,6 +54,7 @@ struct RESTTranslator: RemoteTranslator {
         }
         var http = HTTPRequest(method: "POST", url: url, headers: headers, body: try? JSONSerialization.data(withJSONObject: body))
         http.timeout = service.timeout
+        http.maxResponseBytes = HTTPRequest.maxTextResponseBytes
         let response: HTTPResponse, attempts: Int
         do throws(RetryingSender.Failure) {
             (response, attempts) = try await service.sender.send(http)
