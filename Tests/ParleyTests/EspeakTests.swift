@@ -41,6 +41,15 @@ import Testing
         #expect(latency.count == 1)
     }
 
+    /// A NUL inside a result is a space to espeak-ng, not the end of the text.
+    @Test func everyWordAfterANulIsSpoken() async throws {
+        let events = try await run(
+            "filesrc location=\(try textFile("hello\0world and more words")) ! text/x-raw,format=utf8 ! espeaktts voice=en-us ! parleytestaudiosink name=nul")
+        _ = AudioRecordingSink.take("nul")
+        let words = events.compactMap { if case .elementMessage(_, let s) = $0, s.name == "parley/tts-word" { s["word"]?.string } else { nil } }
+        #expect(words == ["hello", "world", "and", "more", "words"])
+    }
+
     @Test(arguments: ["en", "es", "fr", "de", "it", "nl", "zh", "ko", "ja"])
     func eachLanguageOfTheAppsGetsAVoiceOfThatLanguage(language: String) async throws {
         let voice = try #require(EspeakEngine.shared.voice(forLanguage: language))

@@ -120,7 +120,8 @@ public final class EspeakTTSElement: AsyncTransform {
         let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
         if meta.status != .final { return [] }
         let current = settings.withLock { $0 }
-        let text = buffer.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // espeak-ng reads a C string: a NUL would end the text there, silently.
+        let text = buffer.text.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return [] }
         let myGeneration = current.overlap == .interrupt
             ? generation.add(1, ordering: .relaxed).newValue : generation.load(ordering: .relaxed)
