@@ -120,6 +120,22 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// Stops now, but first gives each element that writes its file's
+    /// header only at the end of the stream (wavenc, the muxers) its EOS, so
+    /// what was written stays playable. For a second Ctrl-C: what was in
+    /// flight is dropped, what reached the files is kept. Blocks like `stop`.
+    public func stopKeepingFiles() {
+        let finishers = Self.fileFinishers.flatMap { pipeline.descendants(factory: $0) }
+        for element in finishers { element.sendEOS() }
+        // The EOS travels to the file sink (and the header is rewritten) on
+        // the elements' streaming threads; give them a moment, not forever.
+        if !finishers.isEmpty { usleep(300_000) }
+        stop()
+    }
+
+    /// Elements that complete a file's header on EOS.
+    static let fileFinishers = ["wavenc", "mp4mux", "qtmux", "matroskamux", "webmmux", "oggmux", "flacenc"]
+
     /// Position of the pipeline in stream time, ns.
     public var position: UInt64? { pipeline.position }
 

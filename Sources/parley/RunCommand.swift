@@ -8,7 +8,8 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run a pipeline file to the end of the stream.",
         discussion: """
-            Ctrl-C ends the input and lets everything in flight drain; a second Ctrl-C aborts.
+            Ctrl-C or SIGTERM ends the input and lets everything in flight drain; a second one aborts \
+            (files written so far are completed).
             Exit status: 0 done, 1 the pipeline failed (the element's message is printed), \
             2 the file or an option is wrong, 130 aborted.
             """)
@@ -127,35 +128,45 @@ enum LatencyFormatter {
     }
 }
 
-/// First SIGINT: EOS and drain. Second: stop now.
+/// First SIGINT or SIGTERM (a service manager's stop): EOS and drain, so
+/// everything in flight is finished and every file completed. A second
+/// signal of either kind: stop now, keeping what reached the files playable.
 final class InterruptHandler: @unchecked Sendable {
-    // @unchecked: the counters are touched only on the signal source's queue.
-    private let source: DispatchSourceSignal
+    // @unchecked: the counters are behind the lock.
+    private let sources: [DispatchSourceSignal]
     private var count = 0
     private let lock = NSLock()
     private var wasAborted = false
+    static let signals = [SIGINT, SIGTERM]
 
     var aborted: Bool { lock.withLock { wasAborted } }
 
     init(pipeline: Pipeline, status: StatusLine) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [unowned self] in
-            let count = lock.withLock { self.count += 1; return self.count }
-            if count == 1 {
-                status.printAbove("interrupt: finishing the input and draining (Ctrl-C again to abort)")
-                pipeline.sendEOS()
-            } else {
-                lock.withLock { wasAborted = true }
-                status.printAbove("interrupt: aborting")
-                pipeline.stop()
-            }
+        sources = Self.signals.map { number in
+            signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: .global())
         }
-        source.resume()
+        for (number, source) in zip(Self.signals, sources) {
+            source.setEventHandler { [unowned self] in received(number, pipeline: pipeline, status: status) }
+            source.resume()
+        }
+    }
+
+    private func received(_ number: Int32, pipeline: Pipeline, status: StatusLine) {
+        let name = number == SIGTERM ? "SIGTERM" : "interrupt"
+        let count = lock.withLock { self.count += 1; return self.count }
+        if count == 1 {
+            status.printAbove("\(name): finishing the input and draining (Ctrl-C again to abort)")
+            pipeline.sendEOS()
+        } else {
+            lock.withLock { wasAborted = true }
+            status.printAbove("\(name): aborting (what reached the files is kept)")
+            pipeline.stopKeepingFiles()
+        }
     }
 
     func cancel() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        for source in sources { source.cancel() }
+        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }

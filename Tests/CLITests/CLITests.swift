@@ -105,6 +105,79 @@ import Testing
     }
 }
 
+extension CLITests {
+    /// Starts `parley run FILE` and waits until it plays; returns the process and its stderr.
+    func startPlaying(_ file: String) async throws -> (Process, LockedText) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
+        process.arguments = ["run", file]
+        process.environment = TestSupport.gstEnvironment(registry: scratch)
+        let err = Pipe()
+        let collected = LockedText()
+        err.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try ProcessEnvironment.whileSpawning { try process.run() }
+        for _ in 0..<300 where !collected.text.contains("playing") {
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return (process, collected)
+    }
+
+    func exitStatus(_ process: Process) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread { process.waitUntilExit(); continuation.resume(returning: process.terminationStatus) }.start()
+        }
+    }
+
+    /// A WAV whose RIFF and data sizes match the file: playable to its end
+    /// (an unfinished wavenc header claims no or endless samples).
+    func isFinalizedWAV(_ path: String) throws -> Bool {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard bytes.count > 44 else { return false }
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        guard let data = (12..<(bytes.count - 8)).first(where: { bytes[$0..<($0 + 4)] == Array("data".utf8)[...] }) else { return false }
+        // wavenc may end the file with a chunk of its own after the samples.
+        let samples = u32(data + 4)
+        return u32(4) == bytes.count - 8 && samples > 0 && data + 8 + samples <= bytes.count && bytes.count - (data + 8 + samples) < 64
+    }
+
+    /// SIGTERM (a service manager stopping parley) drains like Ctrl-C: the WAV is complete.
+    @Test func sigtermDrainsLikeCtrlC() async throws {
+        let wav = scratch.appendingPathComponent("term.wav").path
+        let file = try write("term.pipeline", """
+            #@ description A live source written to a WAV
+            audiotestsrc is-live=true ! audioconvert ! wavenc ! filesink location=\(wav)
+            """)
+        let (process, collected) = try await startPlaying(file)
+        try await Task.sleep(nanoseconds: 500_000_000)
+        process.terminate()
+        let status = await exitStatus(process)
+        #expect(status == 0, "\(collected.text)")
+        #expect(collected.text.contains("SIGTERM: finishing the input and draining"))
+        #expect(try isFinalizedWAV(wav))
+    }
+
+    /// A second signal while a slow branch still drains aborts, and the WAV written so far is still complete.
+    @Test func aSecondSignalAbortsAndKeepsTheWAVPlayable() async throws {
+        let wav = scratch.appendingPathComponent("abort.wav").path
+        let file = try write("abort.pipeline", """
+            #@ description A live source to a WAV through a stage too slow to drain quickly
+            audiotestsrc is-live=true samplesperbuffer=1600 ! queue max-size-buffers=0 max-size-time=0 max-size-bytes=0
+              ! identity sleep-time=300000 ! audioconvert ! wavenc ! filesink location=\(wav)
+            """)
+        let (process, collected) = try await startPlaying(file)
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        process.interrupt()
+        for _ in 0..<50 where !collected.text.contains("draining") { try await Task.sleep(nanoseconds: 20_000_000) }
+        process.terminate()
+        let status = await exitStatus(process)
+        #expect(status == 130, "\(collected.text)")
+        #expect(collected.text.contains("SIGTERM: aborting"))
+        #expect(try isFinalizedWAV(wav), "the header of \(wav) was not completed")
+    }
+}
+
 final class LockedText: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
