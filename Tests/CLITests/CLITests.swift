@@ -79,26 +79,11 @@ import Testing
             #@ description A live source that never ends by itself
             audiotestsrc is-live=true ! audioconvert ! fakesink
             """)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
-        process.arguments = ["run", file]
-        process.environment = TestSupport.gstEnvironment(registry: scratch)
-        let err = Pipe()
-        let collected = LockedText()
-        err.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try ProcessEnvironment.whileSpawning { try process.run() }
         // Interrupt only once it is really running (a fresh registry scan can take seconds).
-        for _ in 0..<300 where !collected.text.contains("playing") {
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
+        let (process, collected) = try await startPlaying(file)
         try await Task.sleep(nanoseconds: 300_000_000)
         process.interrupt()
-        let status = await withCheckedContinuation { continuation in
-            Thread { process.waitUntilExit(); continuation.resume(returning: process.terminationStatus) }.start()
-        }
-        err.fileHandleForReading.readabilityHandler = nil
+        let status = await exitStatus(process)
         let stderr = collected.text
         #expect(status == 0, "EOS drained cleanly: \(stderr)")
         #expect(stderr.contains("draining"))
