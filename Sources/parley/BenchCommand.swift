@@ -35,7 +35,7 @@ struct BenchRunCommand: AsyncParsableCommand {
     @Option(help: "Recordings from the corpus's start played first, unmeasured.") var warmup = 1
     @Option(help: "Silence between recordings, in seconds (more than the VAD's silence setting).") var gap = 3.0
     @Flag(help: "Feed the audio as fast as the pipeline takes it, not in real time.") var noPace = false
-    @Option(help: "Folder for report.md, report.json and segments.jsonl.") var output = "out/bench"
+    @Option(help: "Folder for report.md, report.json, segments.jsonl (and sessions/run-N, when the pipeline records sessions).") var output = "out/bench"
     @Flag(help: "No progress bar.") var quiet = false
 
     func validate() throws {
@@ -64,10 +64,13 @@ struct BenchRunCommand: AsyncParsableCommand {
         try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let streamPath = work.appendingPathComponent("stream.wav").path
-        let launch: String
+        var launches: [String] = []
         do {
             try stream.write(to: streamPath)
-            launch = try bench.launch(streamPath: streamPath, paced: !noPace)
+            let sessions = URL(fileURLWithPath: output).appendingPathComponent("sessions").standardizedFileURL.path
+            for number in 1...runs {
+                launches.append(try bench.launch(streamPath: streamPath, paced: !noPace, session: "\(sessions)/run-\(number)"))
+            }
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)
@@ -84,7 +87,9 @@ struct BenchRunCommand: AsyncParsableCommand {
         var failed = false
         for number in 1...runs where !interrupts.interrupted {
             progress.startRun(number)
-            let observed = await runner.run(launch: launch, streamDuration: stream.duration) { position, duration in
+            // This run's session replaces the one an earlier bench left in the same output.
+            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: output).appendingPathComponent("sessions/run-\(number)").path)
+            let observed = await runner.run(launch: launches[number - 1], streamDuration: stream.duration) { position, duration in
                 progress.update(position: position, duration: duration)
             }
             progress.finishRun()

@@ -107,6 +107,8 @@ import Testing
         #expect(runs.first?["recordings"] as? Int == 1 && runs.first?["interrupted"] as? Bool == true, "\(runs)")
         #expect(figure(summary, "voice-to-voice-ms") ?? 0 >= 1)
         #expect(try String(contentsOfFile: "\(output)/report.md", encoding: .utf8).contains("**Interrupted**"))
+        // live-translate records sessions: the run's is kept beside the report.
+        #expect(FileManager.default.fileExists(atPath: "\(output)/sessions/run-1/session.jsonl"))
     }
 
     @Test func wrongPipelineOrManifestIsRefusedWithWhere() async throws {

@@ -28,9 +28,14 @@ public struct BenchPipeline: Sendable {
 
     public var hasSink: Bool { file.variables.contains { $0.name == "SINK" && $0.kind == .fragment } }
 
-    /// The launch line with the bench's source (and sink) in place.
-    public func launch(streamPath: String, paced: Bool) throws(BenchError) -> String {
+    /// The launch line with the bench's source (and sink) in place. A
+    /// pipeline that records sessions (declares `SESSION`) records this run's
+    /// in `session`, unless `--set SESSION=` chose a place.
+    public func launch(streamPath: String, paced: Bool, session: String? = nil) throws(BenchError) -> String {
         var values = overrides
+        if let session, values["SESSION"] == nil, file.variables.contains(where: { $0.name == "SESSION" }) {
+            values["SESSION"] = session
+        }
         values["SOURCE"] = "recordingsrc location=\"\(streamPath)\" pace=\(paced) chunk-ms=\(BenchRunner.chunkMs)"
         if hasSink { values["SINK"] = "parleybenchsink sync=false" }
         do {
@@ -115,9 +120,12 @@ public final class BenchRunner: @unchecked Sendable {
 
     /// Plays `launch` to its end. `progress` gets the source's position and
     /// the stream's length in seconds, a few times a second, on another thread.
+    /// The probe is registered once per process.
+    private static let probeRegistered: Bool = Parley.register([BenchSinkElement.self])
+
     public func run(launch: String, streamDuration: Double,
                     progress: @escaping @Sendable (Double, Double) -> Void) async -> RunObservations {
-        Parley.register([BenchSinkElement.self])
+        _ = Self.probeRegistered
         var observed = RunObservations()
         let pipeline: Pipeline
         do {
