@@ -99,8 +99,7 @@ public final class Pipeline: @unchecked Sendable {
     public func run(onEvent: (PipelineEvent) -> Void = { _ in }) async throws(PipelineError) {
         // State changes block (elements load models, threads are joined):
         // they run on a thread of their own, not on Swift's small pool.
-        let started: Result<Void, PipelineError> = await offPool { [self] in Result { () throws(PipelineError) in try play() } }
-        try started.get()
+        try await OffPool.run { [self] () throws(PipelineError) in try play() }
         var failure: PipelineError?
         for await event in events {
             onEvent(event)
@@ -110,14 +109,8 @@ public final class Pipeline: @unchecked Sendable {
                 break
             }
         }
-        await offPool { [self] in stop() }
+        await OffPool.run { [self] in stop() }
         if let failure { throw failure }
-    }
-
-    private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
     }
 
     /// Stops now, but first gives each element that writes its file's

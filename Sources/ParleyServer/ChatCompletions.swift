@@ -73,11 +73,7 @@ final class ChatCompletionsHandler: Sendable {
         let translation: String
         do {
             let engine = try engine(for: mode)
-            translation = try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(with: Result { () throws(ApertiumError) in try engine.translate(text) })
-                }
-            }
+            translation = try await OffPool.run { () throws(ApertiumError) in try engine.translate(text) }
         } catch {
             return TranscriptionHandler.error(.internalServerError, "\(error)", type: "server_error")
         }

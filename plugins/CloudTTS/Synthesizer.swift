@@ -41,17 +41,14 @@ struct LocalSynthesizer: SpeechSynthesizer {
                                           pitch: 50, volume: 100, wordGap: 0, ssml: false)
         if !request.language.isEmpty { parameters.language = request.language }
         let chosen = parameters
-        let result: Result<Void, EspeakError> = await withCheckedContinuation { continuation in
+        do throws(EspeakError) {
             // espeak-ng blocks under its global lock: off Swift's pool.
-            Thread {
-                continuation.resume(returning: Result { () throws(EspeakError) in
-                    try EspeakEngine.shared.synthesize(request.text, parameters: chosen) { samples, _ in
-                        samples.isEmpty ? true : onAudio(Array(samples))
-                    }
-                })
-            }.start()
-        }
-        if case .failure(let error) = result {
+            try await OffPool.run { () throws(EspeakError) in
+                try EspeakEngine.shared.synthesize(request.text, parameters: chosen) { samples, _ in
+                    samples.isEmpty ? true : onAudio(Array(samples))
+                }
+            }
+        } catch {
             throw SynthesisFailure(error: .engine(error.description), attempts: 1, afterAudio: false)
         }
         return 1

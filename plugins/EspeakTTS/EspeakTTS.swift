@@ -168,11 +168,7 @@ public final class EspeakTTSElement: AsyncTransform {
                 Self.log.debug("skipping \"\(utterance.text.prefix(40))\": a newer result interrupted it", object: element)
                 return StageOutput()
             }
-            return await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { [self] in
-                    continuation.resume(returning: speak(utterance, emit: emit, stillCurrent: current))
-                }
-            }
+            return await OffPool.run { [self] in speak(utterance, emit: emit, stillCurrent: current) }
         }, placeholder: { _ in StageOutput() })
     }
 

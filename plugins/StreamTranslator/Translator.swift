@@ -65,14 +65,10 @@ struct ApertiumTextTranslator: TextTranslator {
 extension ApertiumTranslator {
     /// `text` translated, the blocking pipe read kept off Swift's small cooperative pool.
     func translation(of text: String) async throws(TranslatorFailure) -> Translation {
-        let result: Result<String, ApertiumError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ApertiumError) in try self.translate(text) })
-            }
-        }
-        switch result {
-        case .success(let text): return Translation(text: text)
-        case .failure(let error): throw TranslatorFailure(error: .engine(error.description), attempts: 1)
+        do throws(ApertiumError) {
+            return Translation(text: try await OffPool.run { () throws(ApertiumError) in try self.translate(text) })
+        } catch {
+            throw TranslatorFailure(error: .engine(error.description), attempts: 1)
         }
     }
 }
