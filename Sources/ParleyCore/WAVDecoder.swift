@@ -13,6 +13,12 @@ public enum WAVDecoder {
         }
     }
 
+    /// The samples at `rate` (resampled when the file has another).
+    public static func decode(_ data: Data, resampledTo rate: Int) throws(DecodeError) -> [Int16] {
+        let decoded = try decode(data)
+        return Resampler.resample(decoded.samples, from: decoded.rate, to: rate)
+    }
+
     public static func decode(_ data: Data) throws(DecodeError) -> (samples: [Int16], rate: Int) {
         let bytes = [UInt8](data)
         guard bytes.count >= 12, bytes[0..<4] == Array("RIFF".utf8)[...], bytes[8..<12] == Array("WAVE".utf8)[...] else {

@@ -70,7 +70,6 @@ public final class RecordingSrcElement: Source {
     public let element: ElementHandle
     private let settings = Mutex(Settings())
     private let state = Mutex(State())
-    private let position = Atomic<Int>(0)
     private let interrupted = Flag()
 
     public static let isLive = true
@@ -83,7 +82,7 @@ public final class RecordingSrcElement: Source {
         case "location": return .string(current.location)
         case "pace": return .bool(current.pace)
         case "chunk-ms": return .int(current.chunkMs)
-        default: return .int(position.load(ordering: .relaxed))
+        default: return .int(state.withLock { $0.next } * 1000 / Self.outputRate)
         }
     }
 
@@ -107,7 +106,6 @@ public final class RecordingSrcElement: Source {
         state.withLock {
             $0 = State(samples: samples, chunkSamples: Self.outputRate * current.chunkMs / 1000, pace: current.pace)
         }
-        position.store(0, ordering: .relaxed)
         interrupted.set(false)
         Self.log.info("\(current.location): \(samples.count) samples at \(Self.outputRate) Hz, pace \(current.pace)", object: element)
     }
@@ -129,11 +127,7 @@ public final class RecordingSrcElement: Source {
                             debug: "property location")
         }
         do {
-            let (samples, rate) = try WAVDecoder.decode(data)
-            guard rate > 0 else { throw ElementMessageText.settings("\(location): the WAV header gives no sample rate") }
-            return rate == outputRate ? samples : Resampler.resample(samples, from: rate, to: outputRate)
-        } catch let error as ElementMessageText {
-            throw error
+            return try WAVDecoder.decode(data, resampledTo: outputRate)
         } catch {
             throw .settings("\(location): \(error)", debug: "property location")
         }
@@ -141,7 +135,8 @@ public final class RecordingSrcElement: Source {
 
     public func stop() {
         interrupted.set()
-        state.withLock { $0 = State() }
+        // The audio is let go; how far it played stays readable (`position-ms`) until the next start.
+        state.withLock { $0 = State(next: $0.next) }
     }
 
     public func unlock() { interrupted.set() }
@@ -153,10 +148,7 @@ public final class RecordingSrcElement: Source {
             let first = state.startedAt == nil
             if first { state.startedAt = now }
             let end = min(state.samples.count, state.next + state.chunkSamples)
-            let chunk = state.samples[state.next..<end]
-            let offset = state.next
-            state.next = end
-            return (chunk, first, state.pace, state.startedAt!, offset, state.samples.count)
+            return (state.samples[state.next..<end], first, state.pace, state.startedAt!, state.next, state.samples.count)
         }
         if first {
             element.postElementMessage(Structure("parley/recording", [
@@ -175,12 +167,14 @@ public final class RecordingSrcElement: Source {
             // The chunk exists once its last sample has been "spoken".
             try wait(until: startedAt + Self.nanoseconds(end))
         }
+        // Only a chunk that leaves counts as played (`position-ms`); one
+        // cut short by a flush is played again.
+        state.withLock { $0.next = end }
         let buffer = Buffer(samples: Array(chunk))
         buffer.pts = Self.nanoseconds(offset)
         buffer.duration = Self.nanoseconds(end) - buffer.pts
         buffer.offset = UInt64(offset)
         buffer.offsetEnd = UInt64(end)
-        position.store(end * 1000 / Self.outputRate, ordering: .relaxed)
         return buffer
     }
 

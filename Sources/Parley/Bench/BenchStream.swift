@@ -18,7 +18,7 @@ public struct BenchStream: Sendable {
         public var end: Double { offset + duration }
     }
 
-    public static let rate = 16_000
+    public static let rate = CorpusAudio.rate
     public var samples: [Int16]
     public var placements: [Placement]
     public var duration: Double { Double(samples.count) / Double(Self.rate) }
@@ -31,7 +31,7 @@ public struct BenchStream: Sendable {
         var decoded: [Int: [Int16]] = [:]
         func audio(_ index: Int) throws(CorpusError) -> [Int16] {
             if let samples = decoded[index] { return samples }
-            let samples = try Self.decode(corpus.audioPath(corpus.entries[index]), manifest: corpus.manifest)
+            let samples = try CorpusAudio.samples(corpus.audioPath(corpus.entries[index]))
             decoded[index] = samples
             return samples
         }
@@ -50,65 +50,10 @@ public struct BenchStream: Sendable {
         self.placements = placements
     }
 
-    /// A recording as 16 kHz mono samples.
-    static func decode(_ path: String, manifest: String) throws(CorpusError) -> [Int16] {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CorpusError(file: manifest, line: 0, "\(path): cannot read it")
-        }
-        if let (samples, rate) = try? WAVDecoder.decode(data) {
-            return rate == Self.rate ? samples : Resampler.resample(samples, from: rate, to: Self.rate)
-        }
-        // Anything else GStreamer decodes (FLAC, MP3, Ogg…), converted once, before any timing.
-        guard !path.contains("\"") else { throw CorpusError(file: manifest, line: 0, "\(path): a path with \" cannot be decoded") }
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())-decode.wav").path
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
-        let launch = "filesrc location=\"\(path)\" ! decodebin ! audioconvert ! audioresample "
-            + "! audio/x-raw,format=S16LE,channels=1,rate=\(Self.rate) ! wavenc ! filesink location=\"\(temporary)\""
-        let outcome = Self.runToEnd(launch)
-        if let failure = outcome { throw CorpusError(file: manifest, line: 0, "\(path): cannot decode it: \(failure)") }
-        guard let wav = try? Data(contentsOf: URL(fileURLWithPath: temporary)), let (samples, _) = try? WAVDecoder.decode(wav) else {
-            throw CorpusError(file: manifest, line: 0, "\(path): decoding gave no audio")
-        }
-        return samples
-    }
-
-    /// Plays a pipeline to its end on this thread; the error, if any.
-    private static func runToEnd(_ launch: String) -> String? {
-        do {
-            let pipeline = try Pipeline(launch: launch)
-            try pipeline.play()
-            defer { pipeline.stop() }
-            let done = DispatchSemaphore(value: 0)
-            let failure = LockedBox<String?>(nil)
-            Task {
-                for await event in pipeline.events {
-                    if case .error(let source, let message, _) = event { failure.set("\(source): \(message)"); break }
-                    if case .eos = event { break }
-                }
-                done.signal()
-            }
-            done.wait()
-            return failure.get()
-        } catch {
-            return error.description
-        }
-    }
-
     /// The stream as a 16 kHz WAV at `path`.
     public func write(to path: String) throws(CorpusError) {
         do { try WAVEncoder.encode(samples, rate: Self.rate).write(to: URL(fileURLWithPath: path)) } catch {
             throw CorpusError(file: path, line: 0, "cannot write the bench stream: \((error as NSError).localizedDescription)")
         }
     }
-}
-
-/// A value shared between a task and the thread waiting for it.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: every access holds the lock.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func get() -> Value { lock.withLock { value } }
 }

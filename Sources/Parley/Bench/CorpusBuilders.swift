@@ -165,7 +165,7 @@ public enum CorpusBuilder {
                                      seed: UInt64 = 1) throws(CorpusError) -> [CorpusEntry] {
         var random = SplitMix(seed: seed)
         var conversations: [CorpusEntry] = []
-        let rate = 16_000
+        let rate = CorpusAudio.rate
         for (number, group) in stride(from: 0, to: utterances.count, by: perConversation)
             .map({ Array(utterances[$0..<min($0 + perConversation, utterances.count)]) }).enumerated() {
             var samples: [Int16] = Array(repeating: 0, count: rate / 2)
@@ -175,7 +175,7 @@ public enum CorpusBuilder {
                     let pause = 0.5 + 2.5 * random.nextUnit()
                     samples += Array(repeating: 0, count: Int(pause * Double(rate)))
                 }
-                let clip = try pcm16k(utterance.audio)
+                let clip = try CorpusAudio.samples(utterance.audio)
                 let offset = Double(samples.count) / Double(rate)
                 let span = utterance.speech?.first.map { SpeechSpan(start: $0.start, end: $0.end) }
                     ?? speechSpan(of: clip, rate: rate)
@@ -197,22 +197,8 @@ public enum CorpusBuilder {
         return conversations
     }
 
-    /// A WAV's samples at 16 kHz mono.
-    static func pcm16k(_ path: String) throws(CorpusError) -> [Int16] {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CorpusError(file: path, line: 0, "cannot read it")
-        }
-        do {
-            let (samples, rate) = try WAVDecoder.decode(data)
-            return rate == 16_000 ? samples : Resampler.resample(samples, from: rate, to: 16_000)
-        } catch {
-            throw CorpusError(file: path, line: 0, "\(error)")
-        }
-    }
-
     static func speechSpan(of path: String) throws(CorpusError) -> SpeechSpan {
-        speechSpan(of: try pcm16k(path), rate: 16_000)
+        speechSpan(of: try CorpusAudio.samples(path), rate: CorpusAudio.rate)
     }
 
     /// Where speech starts and ends in a clip of one utterance: the first and
