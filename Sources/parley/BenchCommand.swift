@@ -2,6 +2,8 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Parley
+import enum ParleyCore.OffPool
+import enum ParleyCore.JSONLines
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +26,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             real time (--no-pace: as fast as the pipeline takes them). A SINK fragment, if declared, gets the \
             bench's probe, which times each segment's first output (voice to voice). The recordings play one \
             after another in one session, --gap seconds apart, after --warmup recordings that load the models \
-            and are not reported. Ctrl-C stops and reports what finished. \
+            and are not reported. Ctrl-C or SIGTERM stops and reports what finished. \
             Exit status: 0 done, 1 the pipeline failed, 2 a file or an option is wrong, 130 interrupted.
             """)
 
@@ -52,7 +54,8 @@ struct BenchRunCommand: AsyncParsableCommand {
             bench = try BenchPipeline(file: parsed, overrides: overrides)
             manifest = try Corpus(manifest: corpus)
             let warmup = warmup, gap = gap
-            stream = try await Self.offPool { () throws(CorpusError) in try BenchStream(corpus: manifest, warmup: warmup, gap: gap) }
+            // Decoding blocks (it may run GStreamer pipelines).
+            stream = try await OffPool.run { () throws(CorpusError) in try BenchStream(corpus: manifest, warmup: warmup, gap: gap) }
         } catch let error as BenchError {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)
@@ -81,11 +84,15 @@ struct BenchRunCommand: AsyncParsableCommand {
                                      runs: runs, paced: !noPace,
                                      recordings: measured.map { (manifest.entries[$0.entry].id, $0.end) })
         let runner = BenchRunner()
-        let interrupts = BenchInterrupts(runner: runner, progress: progress)
+        // Ctrl-C or SIGTERM: the run in progress stops; what finished is reported.
+        let interrupts = SignalWatch { name, _ in
+            progress.say("\(name): stopping; the report keeps the recordings that finished")
+            runner.abort()
+        }
         defer { interrupts.cancel() }
         var results: [(BenchReport.Run, [SegmentRecord], [EntryScore])] = []
         var failed = false
-        for number in 1...runs where !interrupts.interrupted {
+        for number in 1...runs where interrupts.received == 0 {
             progress.startRun(number)
             // This run's session replaces the one an earlier bench left in the same output.
             try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: output).appendingPathComponent("sessions/run-\(number)").path)
@@ -115,55 +122,20 @@ struct BenchRunCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             try report.markdown.write(toFile: "\(output)/report.md", atomically: true, encoding: .utf8)
             try report.json.write(toFile: "\(output)/report.json", atomically: true, encoding: .utf8)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let lines = results.flatMap(\.1).map { String(decoding: (try? encoder.encode($0)) ?? Data(), as: UTF8.self) }
-            try (lines.joined(separator: "\n") + "\n").write(toFile: "\(output)/segments.jsonl", atomically: true, encoding: .utf8)
+            try JSONLines.text(results.flatMap(\.1)).write(toFile: "\(output)/segments.jsonl", atomically: true, encoding: .utf8)
         } catch {
             printError("error: cannot write the report in \(output): \((error as NSError).localizedDescription)")
             throw ExitCode(ExitStatus.pipelineFailed)
         }
         print(report.markdown)
         printError("report: \(output)/report.md, \(output)/report.json, \(output)/segments.jsonl")
-        if interrupts.interrupted {
+        if interrupts.received > 0 {
             printError("interrupted: the report covers the \(results.reduce(0) { $0 + $1.0.recordings }) recordings that finished")
             throw ExitCode(ExitStatus.aborted)
         }
         if failed { throw ExitCode(ExitStatus.pipelineFailed) }
     }
 
-    /// Decoding a corpus blocks (it may run GStreamer pipelines): on a thread of its own.
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws(CorpusError) -> T) async throws(CorpusError) -> T {
-        let result: Result<T, CorpusError> = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: Result { () throws(CorpusError) in try body() }) }.start()
-        }
-        return try result.get()
-    }
-}
-
-/// Ctrl-C: the run in progress stops; what finished is reported.
-final class BenchInterrupts: @unchecked Sendable {
-    // @unchecked: the flag is behind the lock; the source is only cancelled.
-    private let source: DispatchSourceSignal
-    private let lock = NSLock()
-    private var wasInterrupted = false
-    var interrupted: Bool { lock.withLock { wasInterrupted } }
-
-    init(runner: BenchRunner, progress: BenchProgress) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [lock] in
-            lock.withLock { self.wasInterrupted = true }
-            progress.say("interrupt: stopping; the report keeps the recordings that finished")
-            runner.abort()
-        }
-        source.resume()
-    }
-
-    func cancel() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
-    }
 }
 
 /// Progress on standard error: on a terminal a bar (run, share of the

@@ -46,7 +46,18 @@ struct RunCommand: AsyncParsableCommand {
         }
         var sessions: [String] = []
         let status = StatusLine(enabled: !quiet && isatty(STDERR_FILENO) != 0)
-        let interrupts = InterruptHandler(pipeline: pipeline, status: status)
+        // The first SIGINT or SIGTERM ends the input: everything in flight
+        // drains and every file is completed. A second stops now, keeping
+        // what reached the files playable.
+        let interrupts = SignalWatch { name, count in
+            if count == 1 {
+                status.printAbove("\(name): finishing the input and draining (Ctrl-C again to abort)")
+                pipeline.sendEOS()
+            } else {
+                status.printAbove("\(name): aborting (what reached the files is kept)")
+                pipeline.stopKeepingFiles()
+            }
+        }
         defer { interrupts.cancel() }
         let ticker = status.startTicking(pipeline)
         defer { ticker.cancel() }
@@ -95,7 +106,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         } catch {
             status.finish()
-            if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
+            if interrupts.received > 1 { throw ExitCode(ExitStatus.aborted) }
             printError("error: \(error)")
             if case .elementError(_, _, let debug?) = error { printError("  details: \(debug)") }
             throw ExitCode(ExitStatus.pipelineFailed)
@@ -108,7 +119,7 @@ struct RunCommand: AsyncParsableCommand {
             status.printAbove("replay: parley sessions play \(dir)\(folder.lastPathComponent)", toStandardOutput: resultsToStandardOutput)
             status.printAbove("read:   parley sessions show \(dir)\(folder.lastPathComponent)", toStandardOutput: resultsToStandardOutput)
         }
-        if interrupts.aborted { throw ExitCode(ExitStatus.aborted) }
+        if interrupts.received > 1 { throw ExitCode(ExitStatus.aborted) }
     }
 }
 
@@ -125,48 +136,5 @@ enum LatencyFormatter {
         let figures = report.figures.sorted { $0.key < $1.key }
             .map { "\($0.key)=\(String(format: "%.1f", $0.value))" }.joined(separator: " ")
         return "latency segment=\(report.segmentID) stage=\(report.stage) \(figures)"
-    }
-}
-
-/// First SIGINT or SIGTERM (a service manager's stop): EOS and drain, so
-/// everything in flight is finished and every file completed. A second
-/// signal of either kind: stop now, keeping what reached the files playable.
-final class InterruptHandler: @unchecked Sendable {
-    // @unchecked: the counters are behind the lock.
-    private let sources: [DispatchSourceSignal]
-    private var count = 0
-    private let lock = NSLock()
-    private var wasAborted = false
-    static let signals = [SIGINT, SIGTERM]
-
-    var aborted: Bool { lock.withLock { wasAborted } }
-
-    init(pipeline: Pipeline, status: StatusLine) {
-        sources = Self.signals.map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: .global())
-        }
-        for (number, source) in zip(Self.signals, sources) {
-            source.setEventHandler { [unowned self] in received(number, pipeline: pipeline, status: status) }
-            source.resume()
-        }
-    }
-
-    private func received(_ number: Int32, pipeline: Pipeline, status: StatusLine) {
-        let name = number == SIGTERM ? "SIGTERM" : "interrupt"
-        let count = lock.withLock { self.count += 1; return self.count }
-        if count == 1 {
-            status.printAbove("\(name): finishing the input and draining (Ctrl-C again to abort)")
-            pipeline.sendEOS()
-        } else {
-            lock.withLock { wasAborted = true }
-            status.printAbove("\(name): aborting (what reached the files is kept)")
-            pipeline.stopKeepingFiles()
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }
