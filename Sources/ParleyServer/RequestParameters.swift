@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ParleyCore
 
 /// The transcription request's parameters, checked before the engine sees
 /// them: a client's values are untrusted (an infinite temperature would hold
@@ -16,7 +17,7 @@ enum RequestParameters {
         guard value.count <= 35, value.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "_" }) else {
             return .failure(Problem(message: "Invalid language '\(shown)': send an ISO-639-1 code such as 'en' (or a BCP-47 tag such as 'en-US')."))
         }
-        let primary = String(value.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first ?? "")
+        let primary = LanguageNames.primary(value)
         guard supported.contains(primary) else {
             return .failure(Problem(message: "Unsupported language '\(shown)': this engine knows \(supported.sorted().prefix(12).joined(separator: ", "))\(supported.count > 12 ? "…" : "")."))
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Parley
+import enum ParleyCore.JSONLines
 
 struct BenchImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,7 +82,7 @@ struct BenchCorpusCommand: ParsableCommand {
 
 func writeManifest(_ entries: [CorpusEntry], to path: String) throws {
     do {
-        try Corpus.jsonLines(entries).write(toFile: path, atomically: true, encoding: .utf8)
+        try JSONLines.text(entries).write(toFile: path, atomically: true, encoding: .utf8)
     } catch {
         throw CorpusError(file: path, line: 0, "cannot write it: \((error as NSError).localizedDescription)")
     }

@@ -3,6 +3,7 @@ import Foundation
 import Parley
 import enum ParleyCore.Session
 import struct ParleyCore.SessionFolder
+import enum ParleyCore.JSONLines
 import struct ParleyCore.SegmentRecord
 import enum ParleyCore.Subtitles
 import enum ParleyCore.Suggestions
@@ -143,9 +144,7 @@ struct SessionsCommand: AsyncParsableCommand {
             case "srt": print(Subtitles.srt(cues), terminator: "")
             case "vtt": print(Subtitles.vtt(cues), terminator: "")
             case "jsonl":
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                for record in session.records { print(String(decoding: try encoder.encode(record), as: UTF8.self)) }
+                print(try JSONLines.text(session.records), terminator: "")
             case "txt":
                 for record in session.records {
                     print("[\(Subtitles.time(record.start, "."))] \(record.source?.text ?? "")")

@@ -60,9 +60,14 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     public var url: String { "http://127.0.0.1:\(port)" }
 
     /// The URL of a loopback port nothing listens on: a provider that is down.
-    public static func closedURL() -> String {
+    public static func closedURL() -> String { closedPortURL }
+
+    /// A socket bound and never listening, held for the whole test run: a
+    /// connection to its port is refused, and no server of another test
+    /// running at the same time can be given that port (a port closed after
+    /// the probe could be).
+    private static let closedPortURL: String = {
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(probe) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -74,7 +79,8 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
             }
         }
         return "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
-    }
+    }()
+
     public var requests: [Request] { lock.withLock { received } }
     public var connectionsAccepted: Int { lock.withLock { accepted } }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyTestSupport
 import Testing
 @testable import Parley
@@ -34,7 +35,7 @@ import Testing
         #expect(fromJSON.entries[0].speech == [SpeechSpan(start: 0.2, end: 2.5)])
         #expect(fromJSON.audioPath(fromJSON.entries[0]) == scratch.appendingPathComponent("clip.wav").standardizedFileURL.path)
         // What the importers write reads back the same.
-        let written = try write("again.jsonl", Corpus.jsonLines(fromJSON.entries))
+        let written = try write("again.jsonl", JSONLines.text(fromJSON.entries))
         #expect(try Corpus(manifest: written).entries == fromJSON.entries)
     }
 

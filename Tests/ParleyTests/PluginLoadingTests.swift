@@ -42,7 +42,7 @@ import Testing
         let link = scratch.appendingPathComponent("link.txt")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
         let privateFile = scratch.appendingPathComponent("private.txt")
-        FileManager.default.createFile(atPath: privateFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: privateFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
         let hardLink = scratch.appendingPathComponent("hard.txt")
         try FileManager.default.linkItem(at: privateFile, to: hardLink)
         for location in [link.path, privateFile.path, "/dev/null"] {

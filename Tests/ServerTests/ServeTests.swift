@@ -194,7 +194,7 @@ import Testing
 
 extension ServeTests {
     func transcribe(_ server: ServeProcess, file: Data, filename: String = "clip.wav",
-                    fields: [(String, String)] = []) async throws -> (status: Int, error: [String: Any]?) {
+                    fields: [(String, String)] = []) async throws -> Answer {
         var form = MultipartForm()
         form.add(file: "file", filename: filename, contentType: "application/octet-stream", data: file)
         form.add(field: "model", value: "whisper-1")
@@ -203,11 +203,19 @@ extension ServeTests {
     }
 
     func post(_ server: ServeProcess, _ body: Data, contentType: String,
-              path: String = "/v1/audio/transcriptions", method: String = "POST") async throws -> (status: Int, error: [String: Any]?) {
+              path: String = "/v1/audio/transcriptions", method: String = "POST") async throws -> Answer {
         let response = try await HTTPClient().send(HTTPRequest(method: method, url: server.url + path,
                                                                headers: [("Content-Type", contentType)], body: method == "GET" ? nil : body))
         let envelope = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-        return (response.status, envelope?["error"] as? [String: Any])
+        return Answer(status: response.status, error: envelope?["error"] as? [String: Any])
+    }
+
+    /// A status and OpenAI's error object, if the answer was one.
+    struct Answer: CustomStringConvertible {
+        var status: Int
+        var error: [String: Any]?
+        var message: String { error?["message"] as? String ?? "" }
+        var description: String { "\(status) \(error ?? [:])" }
     }
 
     /// Each hostile request of the hardening issue gets a 400 naming what was wrong,
@@ -222,12 +230,12 @@ extension ServeTests {
         oneHertz.replaceSubrange(24..<28, with: [1, 0, 0, 0])
         let slow = try await transcribe(server, file: oneHertz)
         #expect(slow.status == 400 && slow.error?["param"] as? String == "file", "\(slow)")
-        #expect((slow.error?["message"] as? String ?? "").contains("1 Hz"))
+        #expect(slow.message.contains("1 Hz"))
         // Two minutes of FLAC silence, a few kB, against a 60 s limit: refused while decoding.
         let silence = try FLACCodec.encode([Int16](repeating: 0, count: 16_000 * 120), rate: 16_000)
         #expect(silence.count < 100_000)
         let long = try await transcribe(server, file: silence, filename: "silence.flac")
-        #expect(long.status == 400 && (long.error?["message"] as? String ?? "").contains("longer than 60 s"), "\(long.status) \(long.error ?? [:])")
+        #expect(long.status == 400 && long.message.contains("longer than 60 s"), "\(long.status) \(long.error ?? [:])")
 
         for value in ["nan", "inf", "1e308", "-1", "warm"] {
             let answer = try await transcribe(server, file: wav, fields: [("temperature", value)])
@@ -236,19 +244,18 @@ extension ServeTests {
         for value in ["../../etc", "fr", String(repeating: "a", count: 80)] {
             let answer = try await transcribe(server, file: wav, fields: [("language", value)])
             #expect(answer.status == 400 && answer.error?["param"] as? String == "language", "\(value): \(answer)")
-            let message = answer.error?["message"] as? String ?? ""
-            #expect(!message.contains("ValueError"))
+            #expect(!answer.message.contains("ValueError"))
         }
 
         // Thousands of tiny parts: refused at the 65th, not parsed in quadratic time.
         var many = MultipartForm()
         for index in 0..<5_000 { many.add(field: "f\(index)", value: "x") }
         let parts = try await post(server, many.data, contentType: many.contentType)
-        #expect(parts.status == 400 && (parts.error?["message"] as? String ?? "").contains("more than 64 parts"), "\(parts)")
+        #expect(parts.status == 400 && parts.message.contains("more than 64 parts"), "\(parts)")
 
         // What is not served answers in the envelope too.
         let unknown = try await post(server, Data(), contentType: "text/plain", path: "/v1/nothing", method: "GET")
-        #expect(unknown.status == 404 && (unknown.error?["message"] as? String ?? "").contains("Unknown request URL: GET /v1/nothing"), "\(unknown.error ?? [:])")
+        #expect(unknown.status == 404 && unknown.message.contains("Unknown request URL: GET /v1/nothing"), "\(unknown.error ?? [:])")
         let wrongMethod = try await post(server, Data(), contentType: "text/plain", method: "GET")
         #expect((400..<500).contains(wrongMethod.status) && wrongMethod.error?["type"] as? String == "invalid_request_error", "\(wrongMethod)")
 

@@ -266,9 +266,7 @@ final class SessionWriter: @unchecked Sendable {
     }
 
     private func appendLine(_ record: SegmentRecord) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(record) else { return }
+        guard var line = try? JSONLines.line(record) else { return }
         line.append(UInt8(ascii: "\n"))
         // One write, then a sync: a kill leaves whole lines and at most one torn last line.
         try write(log, [UInt8](line))

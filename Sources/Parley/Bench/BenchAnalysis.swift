@@ -99,6 +99,8 @@ public struct BenchAnalysis {
     /// and each of its segments has its results: nothing half-done is reported.
     public func analyze(_ observed: RunObservations) -> (segments: [SegmentRecord], entries: [EntryScore]) {
         let bySegment = assign(Array(observed.segments.values))
+        // Only languages the pipeline translates into are scored.
+        let translated = Set(observed.translations.values.flatMap { $0.values.map { LanguageNames.primary($0.language) } })
         var records: [SegmentRecord] = [], scores: [EntryScore] = []
         for (index, placement) in stream.placements.enumerated() where placement.measured {
             let segments = (bySegment[index] ?? []).sorted { $0.start < $1.start }
@@ -114,7 +116,7 @@ public struct BenchAnalysis {
                 records.append(record(segment, placement: placement, entry: entry,
                                       reference: matches[segment.id].map { ($0, references[$0].end) }, observed))
             }
-            scoreText(&score, entry: entry, segments: segments, observed)
+            scoreText(&score, entry: entry, segments: segments, translatedLanguages: translated, observed)
             score.frames = frames(entry: entry, placement: placement, segments: segments, prefixMs: observed.prefixPaddingMs)
             scores.append(score)
         }
@@ -216,7 +218,8 @@ public struct BenchAnalysis {
         return total
     }
 
-    func scoreText(_ score: inout EntryScore, entry: CorpusEntry, segments: [RunObservations.Segment], _ observed: RunObservations) {
+    func scoreText(_ score: inout EntryScore, entry: CorpusEntry, segments: [RunObservations.Segment],
+                   translatedLanguages: Set<String>, _ observed: RunObservations) {
         if let reference = entry.text, observed.stages.contains("stt") {
             let hypothesis = segments.compactMap { observed.transcripts[$0.id] }.filter { $0.status == .final }.map(\.text)
             let wer = WordErrorRate.score(reference: reference, hypothesis: hypothesis.joined(separator: " "))
@@ -233,8 +236,7 @@ public struct BenchAnalysis {
         var chrF: [String: Double] = [:]
         for (language, reference) in references {
             let primary = LanguageNames.primary(language)
-            // Only languages the pipeline translates into are scored.
-            guard observed.translations.values.contains(where: { $0.values.contains { LanguageNames.primary($0.language) == primary } }) else { continue }
+            guard translatedLanguages.contains(primary) else { continue }
             chrF[primary] = CharacterFScore.score(reference: reference, hypothesis: (byLanguage[primary] ?? []).joined(separator: " "))
         }
         score.chrF = chrF.isEmpty ? nil : chrF

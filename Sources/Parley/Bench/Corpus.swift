@@ -224,10 +224,4 @@ public struct Corpus: Sendable {
         }
     }
 
-    /// The manifest as JSON Lines, one entry per line, keys sorted.
-    public static func jsonLines(_ entries: [CorpusEntry]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return entries.map { String(decoding: (try? encoder.encode($0)) ?? Data(), as: UTF8.self) + "\n" }.joined()
-    }
 }
