@@ -47,6 +47,16 @@ public final class Element: @unchecked Sendable {
     /// Reads a property, typed.
     public func property(_ name: String) -> PropertyValue? { readProperty(UnsafeMutableRawPointer(pointer), name) }
 
+    /// A property in its gst-launch text form ("500", "ptt", "true"): an enum as its nick.
+    public func propertyText(_ name: String) -> String? {
+        guard let spec = findProperty(UnsafeMutableRawPointer(pointer), name) else { return nil }
+        var gvalue = GValue()
+        g_value_init(&gvalue, spec.pointee.value_type)
+        defer { g_value_unset(&gvalue) }
+        g_object_get_property(object, name, &gvalue)
+        return takeGString(gst_value_serialize(&gvalue))
+    }
+
     /// Sets a property from its gst-launch text form ("500", "ptt", "true").
     public func setProperty(_ name: String, fromString value: String) throws(PropertyValueProblem) {
         try checkProperty(name, value: value)

@@ -145,10 +145,10 @@ public struct BenchReport: Sendable, Codable {
             lines.append("| \(name) | \(d.n) | \(number(d.mean)) | \(number(d.p50)) | \(number(d.p90)) | \(number(d.p95)) | \(number(d.p99)) | \(number(d.max)) |")
         }
         lines += ["", "## Segments", ""]
-        let statuses = segments.byStatus.keys.sorted()
+        let statuses = segments.byStatus.isEmpty ? ["final"] : segments.byStatus.keys.sorted()
         lines.append("| produced | " + statuses.joined(separator: " | ") + " |")
         lines.append("|---:|" + statuses.map { _ in "---:|" }.joined())
-        lines.append("| \(segments.produced) | " + statuses.map { String(segments.byStatus[$0]!) }.joined(separator: " | ") + " |")
+        lines.append("| \(segments.produced) | " + statuses.map { String(segments.byStatus[$0] ?? 0) }.joined(separator: " | ") + " |")
         if references.utterances > 0 {
             lines.append("")
             lines.append("Reference utterances: \(references.utterances); end measured for \(references.measured), "

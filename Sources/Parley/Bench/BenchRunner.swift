@@ -138,6 +138,12 @@ public final class BenchRunner: @unchecked Sendable {
             observed.failure = "the pipeline has no vadsegmenter: parley bench measures the segments it cuts"
             return observed
         }
+        // A push-to-talk segmenter cuts nothing unless someone holds the button.
+        if let talk = pipeline.elements(factory: "vadsegmenter").first(where: { $0.propertyText("mode") == "ptt" }) {
+            observed.failure = "vadsegmenter \"\(talk.name)\" is in push-to-talk mode (mode=ptt), and parley bench presses no button: "
+                + "give the pipeline mode=vad (or a MODE variable, as realtime-session has) to measure it"
+            return observed
+        }
         observed.silenceMs = Double(vad.property("silence-duration-ms")?.int ?? 500)
         observed.prefixPaddingMs = Double(vad.property("prefix-padding-ms")?.int ?? 300)
         if !pipeline.elements(factory: "cloudstt").isEmpty { observed.stages.insert("stt") }
