@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "ParleySpeech", dependencies: ["GstKit", "GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/ParleySpeech"),
         .target(
             name: "GstParley",
-            dependencies: ["GstKit"] + elementTargets.map { .target(name: $0) },
+            dependencies: ["GstKit", "ParleyCore"] + elementTargets.map { .target(name: $0) },
             path: "plugins/GstParley"),
         // Providers: engines that elements share, beside the elements.
         .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),

@@ -83,6 +83,16 @@ public final class Buffer: @unchecked Sendable {
     }
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 
+    /// "pts 1.230 s, 20.0 ms, 640 bytes": what a per-buffer log line says.
+    public var summary: String {
+        let none = UInt64.max
+        let time = pts == none ? "pts none" : "pts \(Self.milliseconds(pts) / 1000).\(String(1000 + Self.milliseconds(pts) % 1000).dropFirst()) s"
+        let length = duration == none ? "" : ", \(Self.milliseconds(duration)) ms"
+        return "\(time)\(length), \(size) bytes"
+    }
+
+    private static func milliseconds(_ nanoseconds: UInt64) -> UInt64 { nanoseconds / 1_000_000 }
+
     public func setFlag(_ flag: GstBufferFlags) {
         pointer.pointee.mini_object.flags |= guint(flag.rawValue)
     }

@@ -8,8 +8,35 @@ public final class DebugCategory: @unchecked Sendable {
 
     public init(_ name: String, description: String) {
         Gst.initialize()
+        // GStreamer returns the existing category when the name is taken.
         pointer = _gst_debug_category_new(name, 0, description)
     }
+
+    private static let byFactory = LockedDictionary<String, DebugCategory>()
+
+    /// The category named `factoryName`, made once: elements without a
+    /// `static let log` of their own log here.
+    static func forFactory(_ factoryName: String, description: String) -> DebugCategory {
+        byFactory.value(for: factoryName) { DebugCategory(factoryName, description: description) }
+    }
+
+    /// The levels elements log at, for `isEnabled` (GStreamer's numbering).
+    public enum Level: Sendable {
+        case error, warning, info, debug, verbose, trace
+        var gstLevel: GstDebugLevel {
+            switch self {
+            case .error: GST_LEVEL_ERROR
+            case .warning: GST_LEVEL_WARNING
+            case .info: GST_LEVEL_INFO
+            case .debug: GST_LEVEL_DEBUG
+            case .verbose: GST_LEVEL_LOG
+            case .trace: GST_LEVEL_TRACE
+            }
+        }
+    }
+
+    /// Whether a line at `level` would be written: to skip building costly ones.
+    public func isEnabled(_ level: Level) -> Bool { parley_debug_enabled(pointer, level.gstLevel) != 0 }
 
     public func log(_ level: GstDebugLevel, _ message: @autoclosure () -> String,
                     object: ElementHandle? = nil,
@@ -30,6 +57,10 @@ public final class DebugCategory: @unchecked Sendable {
     }
     public func debug(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
         log(GST_LEVEL_DEBUG, message(), object: object, file: file, function: function, line: line)
+    }
+    /// GST_LEVEL_LOG (6): what happens per buffer.
+    public func verbose(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
+        log(GST_LEVEL_LOG, message(), object: object, file: file, function: function, line: line)
     }
     public func trace(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
         log(GST_LEVEL_TRACE, message(), object: object, file: file, function: function, line: line)

@@ -86,9 +86,12 @@ public struct ElementHandle: @unchecked Sendable {
     }
 
     private func post(_ type: GstMessageType, _ message: ElementMessageText, file: String, function: String, line: Int) {
+        // gst-launch-1.0 prints only the debug string of an INFO message,
+        // so an info without details carries its text there too.
+        let debug = message.debug ?? (type == GST_MESSAGE_INFO ? message.text : nil)
         // gst takes ownership of both strings, which must come from g_malloc.
         gst_element_message_full(pointer, type, message.domain.quark, gint(message.code),
-                                 g_strdup(message.text), message.debug.map { g_strdup($0) } ?? nil,
+                                 g_strdup(message.text), debug.map { g_strdup($0) } ?? nil,
                                  file, function, gint(line))
     }
 

@@ -73,6 +73,14 @@ public protocol ElementImpl: AnyObject, Sendable {
     static var metadata: ElementMetadata { get }
     static var pads: PadTemplates { get }
     static var properties: [PropertySpec] { get }
+    /// The element's debug category (`GST_DEBUG=<factory name>:6`),
+    /// registered when the element is, so `gst-inspect-1.0 --gst-debug-help`
+    /// lists it. The default is named after the factory; an element may
+    /// declare its own `static let log`.
+    static var log: DebugCategory { get }
+    /// The bus messages and events the element produces, with their fields:
+    /// what `parley inspect` shows and docs/reference.md lists.
+    static var produces: [StructureDoc] { get }
 
     init(element: ElementHandle)
     /// The GstElement this object implements (store the one `init` receives).
@@ -99,6 +107,8 @@ public protocol ElementImpl: AnyObject, Sendable {
 
 extension ElementImpl {
     public static var properties: [PropertySpec] { [] }
+    public static var log: DebugCategory { DebugCategory.forFactory(metadata.factoryName, description: metadata.longName) }
+    public static var produces: [StructureDoc] { [] }
     public func property(named name: String) -> PropertyValue {
         Self.properties.first { $0.name == name }?.defaultValue ?? .int(0)
     }
@@ -144,6 +154,8 @@ extension ElementDriver {
     /// READY→PAUSED, stop on PAUSED→READY (after streaming stopped), close
     /// on READY→NULL. Errors are posted and fail the change.
     public func lifeCycle(_ change: StateChange, after: Bool, includingStartStop: Bool = true) -> Bool {
+        let log = type(of: implementation).log
+        if !after { log.debug("state change \(change)", object: element) }
         do throws(ElementMessageText) {
             switch (change, after) {
             case (.nullToReady, false): try implementation.open()
@@ -154,6 +166,7 @@ extension ElementDriver {
             }
             return true
         } catch {
+            log.debug("state change \(change) failed: \(error.text)", object: element)
             element.postError(error)
             return false
         }

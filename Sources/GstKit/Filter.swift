@@ -42,6 +42,7 @@ final class FilterDriver<Implementation: Filter>: ElementDriver {
     var implementation: any ElementImpl { filter }
 
     func chain(pad: Pad, buffer: Buffer) -> FlowResult {
+        Implementation.log.verbose("buffer in: \(buffer.summary)", object: element)
         let result = push(filter.transform(buffer))
         return Implementation.outputIsOptional ? result.ignoringNotLinked : result
     }

@@ -53,6 +53,7 @@ final class MultiSinkDriver<S: MultiSink>: ElementDriver {
     }
 
     func chain(pad: Pad, buffer: Buffer) -> FlowResult {
+        S.log.verbose("\(pad.name): \(buffer.summary)", object: element)
         do throws(FlowError) {
             try sink.render(buffer, pad: pad.name)
             return .ok

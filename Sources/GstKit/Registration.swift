@@ -43,6 +43,9 @@ enum ElementTypeRegistry {
 
     private static func makeClassInfo<E: ElementImpl>(_ type: E.Type) -> UnsafeMutablePointer<ParleyElementClassInfo> {
         let metadata = E.metadata
+        // Registered now rather than at the first log line, so
+        // `gst-inspect-1.0 --gst-debug-help` and GST_DEBUG wildcards see it.
+        _ = E.log
         let specs = E.properties
         let paramSpecs = UnsafeMutablePointer<UnsafeMutablePointer<GParamSpec>?>.allocate(capacity: max(1, specs.count))
         for (index, spec) in specs.enumerated() { paramSpecs[index] = spec.makeParamSpec() }

@@ -39,6 +39,7 @@ final class SinkDriver<S: Sink>: ElementDriver {
     func baseStart() -> Bool { startImplementation() }
     func baseStop() -> Bool { sink.stop(); return true }
     func render(_ buffer: Buffer) -> FlowResult {
+        S.log.verbose("render: \(buffer.summary)", object: element)
         do throws(FlowError) { try sink.render(buffer); return .ok } catch { return .failure(error) }
     }
     func sinkEvent(_ event: Event) -> Bool { sink.sinkEvent(event); return true }
@@ -73,7 +74,14 @@ final class SourceDriver<S: Source>: ElementDriver {
     func baseStart() -> Bool { startImplementation() }
     func baseStop() -> Bool { source.stop(); return true }
     func create() -> Result<Buffer, FlowError> {
-        do throws(FlowError) { return .success(try source.create()) } catch { return .failure(error) }
+        do throws(FlowError) {
+            let buffer = try source.create()
+            S.log.verbose("created: \(buffer.summary)", object: element)
+            return .success(buffer)
+        } catch {
+            S.log.debug("create ended: \(error)", object: element)
+            return .failure(error)
+        }
     }
     func unlock() { source.unlock() }
     func unlockStop() { source.unlockStop() }

@@ -38,7 +38,8 @@ public struct RemoteService: Sendable {
     /// retries up to `maxRetries` with delays bounded by the timeout.
     public static func make(provider: String, baseURL: String, defaultBaseURL: (_ key: String) -> String,
                             keyVariable: String, keyRequired: Bool, maxRetries: Int, timeoutMs: Int,
-                            environment: [String: String]) throws(SetupError) -> RemoteService {
+                            environment: [String: String],
+                            trace: (@Sendable (String) -> Void)? = nil) throws(SetupError) -> RemoteService {
         let key = environment[keyVariable] ?? ""
         if key.isEmpty && keyRequired {
             throw SetupError(description: "\(keyVariable) is not set: export your \(provider) API key in it, or use provider=local")
@@ -52,7 +53,10 @@ public struct RemoteService: Sendable {
         }
         var policy = RetryPolicy(maxAttempts: maxRetries + 1)
         policy.maxDelay = .milliseconds(Int64(timeoutMs))
-        return RemoteService(baseURL: url, apiKey: key, sender: RetryingSender(client: HTTPClient(), policy: policy),
+        var sender = RetryingSender(client: HTTPClient(), policy: policy)
+        // The provider's words in a trace may quote the key back: never logged.
+        sender.trace = trace.map { trace in { @Sendable line in trace(Redaction.redact(line, secrets: [key])) } }
+        return RemoteService(baseURL: url, apiKey: key, sender: sender,
                              timeout: .milliseconds(Int64(timeoutMs)), keyVariable: keyVariable)
     }
 }

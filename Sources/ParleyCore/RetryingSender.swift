@@ -5,6 +5,10 @@ import Foundation
 public struct RetryingSender: Sendable {
     public var client: HTTPClient
     public var policy: RetryPolicy
+    /// Where each attempt, its outcome and every retry with its cause are
+    /// reported (an element's debug log). Names the method, host and path,
+    /// never the query (where some vendors put keys) or the headers.
+    public var trace: (@Sendable (String) -> Void)?
 
     public init(client: HTTPClient, policy: RetryPolicy) {
         self.client = client
@@ -20,18 +24,25 @@ public struct RetryingSender: Sendable {
     public func send(_ request: HTTPRequest,
                      onChunk: (@Sendable (Data) -> Void)? = nil) async throws(Failure) -> (HTTPResponse, attempts: Int) {
         var attempt = 1
+        let target = trace == nil ? "" : Self.describe(request)
         while true {
             let error: ProviderError
+            trace?("\(target): attempt \(attempt) of \(policy.maxAttempts)")
             do {
                 let response = try await client.send(request, onChunk: onChunk)
-                if (200..<300).contains(response.status) { return (response, attempt) }
+                if (200..<300).contains(response.status) {
+                    trace?("\(target): \(response.status), \(response.body.count) bytes, first byte after \(Int(response.timeToFirstByte * 1000)) ms, done after \(Int(response.totalTime * 1000)) ms")
+                    return (response, attempt)
+                }
                 error = ProviderError.from(status: response.status, headers: response.headers, body: response.body)
             } catch let failure {
                 error = failure
             }
             guard let delay = policy.delay(after: error, attempt: attempt) else {
+                trace?("\(target): failed for good after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(error.status.map { "HTTP \($0), " } ?? "")\(error)")
                 throw Failure(error: error, attempts: attempt)
             }
+            trace?("\(target): \(error.status.map { "HTTP \($0), " } ?? "")\(error); retrying in \(delay)")
             do {
                 try await Task.sleep(for: delay)
             } catch {
@@ -39,5 +50,11 @@ public struct RetryingSender: Sendable {
             }
             attempt += 1
         }
+    }
+
+    /// "POST api.openai.com/v1/audio/transcriptions": no scheme, query or fragment.
+    static func describe(_ request: HTTPRequest) -> String {
+        guard let components = URLComponents(string: request.url), let host = components.host else { return request.method }
+        return "\(request.method) \(host)\(components.port.map { ":\($0)" } ?? "")\(components.path)"
     }
 }

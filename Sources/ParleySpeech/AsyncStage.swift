@@ -183,7 +183,8 @@ public final class AsyncStage: @unchecked Sendable {
         }
         switch queue.submit(progressive: timed, ifSkipped: placeholder) {
         case .accepted:
-            break
+            let statistics = queue.statistics
+            log.debug("work queued: \(statistics.running) running, depth \(statistics.depth) (max-in-flight \(queue.configuration.maxInFlight), max-pending \(queue.configuration.maxPending))", object: element)
         case .acceptedWithDrop(_, let skipped, let reason):
             log.debug("queue full: skipping ticket \(skipped) (\(reason.rawValue))", object: element)
         case .flushing:
@@ -291,6 +292,11 @@ public final class AsyncStage: @unchecked Sendable {
         if let stillWanted = output.stillWanted, !stillWanted() { return }
         var output = output
         if let prepare = output.prepare { prepare(&output) }
+        if log.isEnabled(.debug) {
+            let parts = ["\(output.buffers.count) buffer\(output.buffers.count == 1 ? "" : "s")"] + output.messages.map(\.name)
+                + (output.warning.map { ["warning: \($0.text)"] } ?? []) + (output.error.map { ["error: \($0.text)"] } ?? [])
+            log.debug("result out: \(parts.joined(separator: ", "))", object: element)
+        }
         if let warning = output.warning { element.postWarning(warning) }
         for message in output.messages { element.postElementMessage(message) }
         guard let pad = element.srcPad else {

@@ -87,7 +87,8 @@ final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
     }
 
     func chain(pad: Pad, buffer: Buffer) -> FlowResult {
-        submit(transform.accept(buffer))
+        Transform.log.verbose("buffer in: \(buffer.summary)", object: element)
+        return submit(transform.accept(buffer))
     }
 
     func event(pad: Pad, event: Event) -> Bool {

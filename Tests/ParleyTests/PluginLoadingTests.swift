@@ -19,6 +19,74 @@ import Testing
         #expect(element.stdout.contains("gst-launch-1.0"), "the example is part of the docs")
     }
 
+    @Test func gstInspectShowsWhereEachElementIsDocumentedAndWhatItIs() async throws {
+        let environment = TestSupport.gstEnvironment(registry: scratch)
+        let plugin = try await TestSupport.run("/usr/bin/gst-inspect-1.0", ["parley"], environment: environment)
+        #expect(!plugin.stdout.contains(".invalid"), "a real origin: \(plugin.stdout)")
+        #expect(plugin.stdout.contains("Origin URL"))
+        let names = ["vadsegmenter", "cloudstt", "streamtranslator", "cloudtts", "espeaktts", "espeaksrc", "transcriptsink",
+                     "sessionrecorder", "linesplitter", "recordingsrc"]
+        for name in names {
+            let page = try await TestSupport.run("/usr/bin/gst-inspect-1.0", [name], environment: environment).stdout
+            #expect(page.contains("docs/reference.md#\(name)"), "\(name) links its reference section")
+        }
+        let espeak = try await TestSupport.run("/usr/bin/gst-inspect-1.0", ["espeaktts"], environment: environment).stdout
+        #expect(espeak.contains("Audio/Text/Filter"), "a text-to-speech klass, not a decoder's")
+        // Instances are named as GStreamer's own: the factory name and a number.
+        let launch = try await TestSupport.run("/usr/bin/gst-launch-1.0", ["-v", "espeaksrc", "text=hi", "!", "fakesink"], environment: environment)
+        #expect(launch.stdout.contains("GstEspeakSrc:espeaksrc0"), "\(launch.stdout)")
+        // Every category is there as soon as the plugin loads, before any element logs.
+        let help = try await TestSupport.run("/usr/bin/gst-inspect-1.0", ["--gst-debug-help"], environment: environment).stdout
+        for name in names {
+            #expect(help.contains(" \(name) ") || help.contains("\(name) "), "--gst-debug-help lists \(name)")
+        }
+    }
+
+    @Test func gstLaunchShowsAnElementsInfoTextAndItsDebugLog() async throws {
+        var environment = TestSupport.gstEnvironment(registry: scratch)
+        environment["GST_DEBUG"] = "linesplitter:6"
+        environment["GST_DEBUG_NO_COLOR"] = "1"
+        let input = scratch.appendingPathComponent("lines.txt")
+        try "one\ntwo\n".write(to: input, atomically: true, encoding: .utf8)
+        let result = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+            "filesrc", "location=\(input.path)", "!", "text/x-raw,format=utf8", "!", "linesplitter", "!", "fakesink",
+        ], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("state change NULL→READY"), "DEBUG: state changes")
+        #expect(result.stderr.contains("LOG") && result.stderr.contains("buffer in: pts"), "LOG: each buffer")
+        // gst-launch-1.0 prints an INFO message's details only: they carry the text.
+        let stt = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+            "audiotestsrc", "num-buffers=1", "!", "audio/x-raw,format=S16LE,channels=1,rate=16000", "!",
+            "cloudstt", "local-engine=pocketsphinx", "!", "fakesink",
+        ], environment: TestSupport.gstEnvironment(registry: scratch))
+        #expect(stt.stdout.contains("provider local (pocketsphinx)"), "\(stt.stdout)")
+    }
+
+    @Test func cloudsttsDebugLogNamesEachRequestAndWhyItWasRetriedButNeverTheKey() async throws {
+        let key = "sk-debuglog-DoNotPrint0123456789"
+        let server = try ScriptedHTTPServer([
+            .respond(status: 429, headers: ["Retry-After": "0"], body: #"{"error":{"message":"Rate limit reached for \#(key)"}}"#),
+            .respond(status: 200, body: #"{"text":"hello"}"#),
+        ])
+        defer { server.stop() }
+        var environment = TestSupport.gstEnvironment(registry: scratch)
+        environment["GST_DEBUG"] = "cloudstt:5"
+        environment["GST_DEBUG_NO_COLOR"] = "1"
+        environment["PARLEY_TEST_KEY"] = key
+        let result = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+            "audiotestsrc", "num-buffers=10", "!", "audio/x-raw,format=S16LE,channels=1,rate=16000", "!",
+            "cloudstt", "provider=compatible", "base-url=\(server.url)/v1", "api-key-env=PARLEY_TEST_KEY", "max-segment-ms=1000",
+            "!", "fakesink",
+        ], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let log = result.stderr
+        #expect(log.contains("POST 127.0.0.1:\(server.port)/v1/audio/transcriptions: attempt 1 of 3"), "\(log)")
+        #expect(log.contains("429") && log.contains("retrying in"), "the retry and its cause")
+        #expect(log.contains("attempt 2 of 3") && log.contains(": 200,"), "the second attempt and its answer")
+        #expect(log.contains("work queued:"), "the queue's depth")
+        #expect(!log.contains(key) && !result.stdout.contains(key), "the key never reaches a log")
+    }
+
     @Test func gstLaunchRunsAPipelineWithPropertiesFromTheCommandLine() async throws {
         let input = scratch.appendingPathComponent("in.txt")
         try "hello from gst-launch".write(to: input, atomically: true, encoding: .utf8)

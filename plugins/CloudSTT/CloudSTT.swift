@@ -96,9 +96,10 @@ public final class CloudSTTElement: AsyncTransform {
     public static let DEFAULT_MAX_IN_FLIGHT = 1
 
     public static let metadata = ElementMetadata(
-        factoryName: "cloudstt", typeName: "GstParleyCloudSTT",
+        factoryName: "cloudstt", typeName: "GstCloudSTT",
         longName: "Speech to text", klass: "Filter/Converter/Audio/Text",
         description: "Transcribes each speech segment (from vadsegmenter's events) into one text result, in order, through a bounded request queue",
+        docURI: Release.documentation(for: "cloudstt"),
         example: "gst-launch-1.0 -m filesrc location=/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav ! wavparse ! vadsegmenter ! cloudstt ! fakesink")
     public static let pads = PadTemplates(
         sink: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]",
@@ -147,7 +148,6 @@ public final class CloudSTTElement: AsyncTransform {
                              failed: "Segments the provider could not transcribe")
       + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
-    static let log = DebugCategory("cloudstt", description: "Parley speech to text")
 
     struct Settings {
         var prompt = DEFAULT_PROMPT
@@ -240,7 +240,8 @@ public final class CloudSTTElement: AsyncTransform {
             current.fallback, known: STTProvider.values, element: element,
             name: { (transcriber: any Transcriber) in transcriber.name }
         ) { position in
-            try STTProvider(rawValue: position.provider)!.makeTranscriber(position, settings: current, environment: environment) {
+            try STTProvider(rawValue: position.provider)!.makeTranscriber(
+                position, settings: current, environment: environment, trace: { Self.log.debug($0, object: element) }) {
                 guard !closed.isSet else { return }
                 Self.report($0, to: element)
             }

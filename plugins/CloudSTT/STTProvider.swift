@@ -65,6 +65,7 @@ public enum STTProvider: String, Sendable, CaseIterable {
 
     /// Builds one position of the chain at NULL→READY; what is missing is said here, not mid-stream.
     func makeTranscriber(_ position: ChainPosition, settings: CloudSTTElement.Settings, environment: [String: String],
+                         trace: (@Sendable (String) -> Void)? = nil,
                          onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void = { _ in }) throws -> any Transcriber {
         if self == .local {
             return try makeLocalTranscriber(settings, environment: environment, onWorkerEvent: onWorkerEvent)
@@ -72,7 +73,7 @@ public enum STTProvider: String, Sendable, CaseIterable {
         let service = try RemoteService.make(
             provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
             keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: self != .compatible,
-            maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment)
+            maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment, trace: trace)
         return OpenAICompatibleTranscriber(provider: rawValue, service: service,
                                            model: position.model.isEmpty ? defaultModel : position.model)
     }

@@ -60,9 +60,10 @@ public final class CloudTTSElement: AsyncTransform {
     static let maxInput = 4096
 
     public static let metadata = ElementMetadata(
-        factoryName: "cloudtts", typeName: "GstParleyCloudTTS",
+        factoryName: "cloudtts", typeName: "GstCloudTTS",
         longName: "Text to speech", klass: "Audio/Text/Filter",
         description: "Speaks each final text result with a speech provider (espeak-ng, OpenAI, ElevenLabs, Google or a compatible server, or a fallback chain of them), streaming audio as it arrives, in segment order",
+        docURI: Release.documentation(for: "cloudtts"),
         example: "gst-launch-1.0 fdsrc ! text/x-raw,format=utf8 ! cloudtts ! audioconvert ! wavenc ! filesink location=speech.wav")
     public static let pads = PadTemplates(
         sink: "text/x-raw, format=(string)utf8",
@@ -96,7 +97,6 @@ public final class CloudTTSElement: AsyncTransform {
                              failed: "Results the provider could not speak")
       + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
-    static let log = DebugCategory("cloudtts", description: "Parley text to speech")
 
     struct Settings {
         var voice = DEFAULT_VOICE
@@ -198,7 +198,8 @@ public final class CloudTTSElement: AsyncTransform {
             current.fallback, more: [("voice", current.voice)], known: TTSProvider.values, element: element,
             name: { (synthesizer: any SpeechSynthesizer) in synthesizer.name }
         ) { position in
-            try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment)
+            try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment,
+                                                                           trace: { [element] in Self.log.debug($0, object: element) })
         }
         let members = made.map(\.member)
         speakers.withLock { $0 = Speakers(members: members, chain: chain) }

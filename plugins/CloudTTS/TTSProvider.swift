@@ -67,7 +67,7 @@ public enum TTSProvider: String, Sendable, CaseIterable {
 
     /// Builds one position of the chain at NULL→READY; what is missing is said here.
     func makeSynthesizer(_ position: ChainPosition, settings: CloudTTSElement.Settings,
-                         environment: [String: String]) throws -> any SpeechSynthesizer {
+                         environment: [String: String], trace: (@Sendable (String) -> Void)? = nil) throws -> any SpeechSynthesizer {
         let rate = settings.sampleRate == 0 ? defaultRate : settings.sampleRate
         if let rates, !rates.contains(rate) {
             throw SetupError(description: "sample-rate=\(settings.sampleRate): \(rawValue) speaks at \(rates.map(String.init).joined(separator: ", ")) Hz only")
@@ -85,7 +85,7 @@ public enum TTSProvider: String, Sendable, CaseIterable {
             provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
             keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv,
             keyRequired: self != .compatible, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs,
-            environment: environment)
+            environment: environment, trace: trace)
         switch self {
         case .elevenlabs:
             return ElevenLabsSynthesizer(service: service, voice: voice, model: model, rate: rate)

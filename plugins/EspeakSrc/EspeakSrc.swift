@@ -15,9 +15,10 @@ public final class EspeakSrcElement: Source {
     public static let DEFAULT_TEXT = "Hello from Parley."
 
     public static let metadata = ElementMetadata(
-        factoryName: "espeaksrc", typeName: "GstParleyEspeakSrc",
+        factoryName: "espeaksrc", typeName: "GstEspeakSrc",
         longName: "espeak-ng speech source", klass: "Source/Audio",
         description: "Speaks its text property with espeak-ng",
+        docURI: Release.documentation(for: "espeaksrc"),
         example: "gst-launch-1.0 espeaksrc text=\"go forward ten meters\" ! audioconvert ! wavenc ! filesink location=go.wav")
     public static let pads = PadTemplates(
         src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)22050")
@@ -25,7 +26,6 @@ public final class EspeakSrcElement: Source {
         PropertySpec("text", nick: "Text", blurb: "What to say (SSML if ssml=true)", .string(default: DEFAULT_TEXT)),
     ] + EspeakSettings.specs
 
-    static let log = DebugCategory("espeaksrc", description: "Parley espeak-ng speech source")
 
     struct Settings {
         var text = DEFAULT_TEXT

@@ -31,9 +31,10 @@ public final class EspeakTTSElement: AsyncTransform {
     static let maxWaitingResults = 32
 
     public static let metadata = ElementMetadata(
-        factoryName: "espeaktts", typeName: "GstParleyEspeakTTS",
-        longName: "espeak-ng text to speech", klass: "Codec/Decoder/Audio/Converter",
+        factoryName: "espeaktts", typeName: "GstEspeakTTS",
+        longName: "espeak-ng text to speech", klass: "Audio/Text/Filter",
         description: "Speaks text results with espeak-ng, streaming audio as it is synthesized, in the input's time domain",
+        docURI: Release.documentation(for: "espeaktts"),
         example: "gst-launch-1.0 fdsrc ! text/x-raw,format=utf8 ! espeaktts voice=en-us ! audioconvert ! wavenc ! filesink location=speech.wav")
     public static let pads = PadTemplates(
         sink: "text/x-raw, format=(string)utf8",
@@ -46,7 +47,6 @@ public final class EspeakTTSElement: AsyncTransform {
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ]
 
-    static let log = DebugCategory("espeaktts", description: "Parley espeak-ng text to speech")
 
     struct Settings {
         var speech = EspeakSettings()

@@ -1,6 +1,7 @@
 // The parley plugin: the list of elements, and the entry point GStreamer's
 // loader looks up in libgstparley.so. Nothing else belongs here.
 import GstKit
+import ParleyCore
 import CloudSTT
 import CloudTTS
 import EspeakSrc
@@ -33,7 +34,7 @@ public func registerParleyElements(_ plugin: OpaquePointer?) -> Bool {
 
 public let parleyPluginInfo = PluginInfo(
     name: "parley", description: "Speech pipelines: VAD, speech-to-text, translation, text-to-speech, transcripts",
-    version: "0.1.0", license: "MIT/X11", source: "parley", package: "Parley", origin: "https://parley.invalid")
+    version: Release.version, license: "MIT/X11", source: "parley", package: "Parley", origin: Release.homepage)
 
 /// GST_PLUGIN_DEFINE: the loader looks up gst_plugin_parley_get_desc
 /// (the name must match libgstparley.so) and reads the GstPluginDesc it returns.

@@ -22,9 +22,10 @@ public final class LineSplitterElement: Filter {
     public static let DEFAULT_SKIP_BLANK = true
 
     public static let metadata = ElementMetadata(
-        factoryName: "linesplitter", typeName: "GstParleyLineSplitter",
+        factoryName: "linesplitter", typeName: "GstLineSplitter",
         longName: "Line splitter", klass: "Filter/Text",
         description: "Cuts text into one buffer per line, each a final result with its own segment id",
+        docURI: Release.documentation(for: "linesplitter"),
         example: "gst-launch-1.0 filesrc location=/usr/share/common-licenses/GPL-3 ! text/x-raw,format=utf8 ! linesplitter ! transcriptsink format=jsonl")
     public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
     public static let properties = [
@@ -53,7 +54,6 @@ public final class LineSplitterElement: Filter {
         var warnedAboutCuts = false
     }
 
-    static let log = DebugCategory("linesplitter", description: "Parley line splitter")
 
     public let element: ElementHandle
     private let settings = Mutex(Settings())

@@ -32,9 +32,10 @@ public final class RecordingSrcElement: Source {
     static let maxFileBytes = 1 << 30
 
     public static let metadata = ElementMetadata(
-        factoryName: "recordingsrc", typeName: "GstParleyRecordingSrc",
+        factoryName: "recordingsrc", typeName: "GstRecordingSrc",
         longName: "Recording played as a live microphone", klass: "Source/Audio",
         description: "Plays a WAV recording as a live source, paced in real time in small chunks",
+        docURI: Release.documentation(for: "recordingsrc"),
         example: "gst-launch-1.0 recordingsrc location=talk.wav ! vadsegmenter ! fakesink")
     public static let pads = PadTemplates(
         src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)16000")
@@ -49,7 +50,6 @@ public final class RecordingSrcElement: Source {
                      .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
     ]
 
-    static let log = DebugCategory("recordingsrc", description: "Parley recording played as a live microphone")
 
     struct Settings {
         var location = DEFAULT_LOCATION

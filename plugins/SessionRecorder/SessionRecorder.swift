@@ -35,9 +35,10 @@ public final class SessionRecorderElement: MultiSink {
     public static let DEFAULT_VARIABLES = ""
 
     public static let metadata = ElementMetadata(
-        factoryName: "sessionrecorder", typeName: "GstParleySessionRecorder",
+        factoryName: "sessionrecorder", typeName: "GstSessionRecorder",
         longName: "Session recorder", klass: "Sink/Text/Audio",
         description: "Records a session folder: transcript, translations and spoken audio per utterance, subtitles, a JSON Lines log, written durably as segments finish",
+        docURI: Release.documentation(for: "sessionrecorder"),
         example: "gst-launch-1.0 espeaksrc text=\"Hello there.\" ! rec.audio_0 sessionrecorder name=rec location=/tmp/hello-session")
     public static let pads = PadTemplates(requestSinks: [
         ("transcript_%u", "text/x-raw, format=(string)utf8"),
@@ -58,7 +59,6 @@ public final class SessionRecorderElement: MultiSink {
         PropertySpec("session-id", nick: "Session id", blurb: "The session's id (set at start)", .string(default: ""), flags: .readOnly),
     ]
 
-    static let log = DebugCategory("sessionrecorder", description: "Parley session recorder")
 
     struct Settings {
         var location = DEFAULT_LOCATION

@@ -60,9 +60,10 @@ public final class StreamTranslatorElement: AsyncTransform {
     static let maxTextBytes = 16 * 1024
 
     public static let metadata = ElementMetadata(
-        factoryName: "streamtranslator", typeName: "GstParleyStreamTranslator",
+        factoryName: "streamtranslator", typeName: "GstStreamTranslator",
         longName: "Streaming translator", klass: "Filter/Text",
         description: "Translates (or answers) each final text result in segment order, streaming the translation as it forms",
+        docURI: Release.documentation(for: "streamtranslator"),
         example: "gst-launch-1.0 -m fdsrc ! text/x-raw,format=utf8 ! streamtranslator source-language=en target-language=es ! fakesink")
     public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
 
@@ -108,7 +109,6 @@ public final class StreamTranslatorElement: AsyncTransform {
                              failed: "Segments that could not be translated")
       + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
 
-    static let log = DebugCategory("streamtranslator", description: "Parley streaming translator")
 
     struct Settings {
         var sourceLanguage = DEFAULT_SOURCE_LANGUAGE
@@ -226,7 +226,8 @@ public final class StreamTranslatorElement: AsyncTransform {
             name: { (translator: any TextTranslator) in translator.name }
         ) { position in
             try TranslatorProvider(rawValue: position.provider)!
-                .makeTranslator(position, settings: current, sourceLanguage: source, environment: environment)
+                .makeTranslator(position, settings: current, sourceLanguage: source, environment: environment,
+                                trace: { [element] in Self.log.debug($0, object: element) })
         }
         translators.withLock {
             $0 = Translators(positions: made.map(\.position), chain: chain, made: [source: made.map(\.member)])
@@ -260,7 +261,8 @@ public final class StreamTranslatorElement: AsyncTransform {
         let position = positions[index]
         do {
             let made = try TranslatorProvider(rawValue: position.provider)!
-                .makeTranslator(position, settings: current, sourceLanguage: source, environment: ProcessInfo.processInfo.environment)
+                .makeTranslator(position, settings: current, sourceLanguage: source, environment: ProcessInfo.processInfo.environment,
+                                trace: { [element] in Self.log.debug($0, object: element) })
             return .success(translators.withLock { translators in
                 var row = translators?.made[source] ?? Array(repeating: nil, count: positions.count)
                 if let raced = row[index] { made.shutdown(); return raced }

@@ -42,7 +42,7 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
     /// Builds one position of the chain for `sourceLanguage` (at NULL→READY,
     /// or on first use for a language auto-detection brings); what is missing is said here.
     func makeTranslator(_ position: ChainPosition, settings: StreamTranslatorElement.Settings, sourceLanguage: String,
-                        environment: [String: String]) throws -> any TextTranslator {
+                        environment: [String: String], trace: (@Sendable (String) -> Void)? = nil) throws -> any TextTranslator {
         switch self {
         case .local where settings.mode == .assistant:
             // Answers are English; apertium says them in the target language where it can.
@@ -61,7 +61,7 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
                 provider: rawValue, baseURL: position.baseURL,
                 defaultBaseURL: { self == .deepl ? RESTTranslator.deeplBaseURL(key: $0) : defaultBaseURL },
                 keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: needsKey,
-                maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment)
+                maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment, trace: trace)
             switch self {
             case .deepl: return RESTTranslator(vendor: .deepl, service: service)
             case .google: return RESTTranslator(vendor: .google, service: service)

@@ -32,9 +32,10 @@ public final class TranscriptSinkElement: Sink {
     public static let DEFAULT_APPEND = false
 
     public static let metadata = ElementMetadata(
-        factoryName: "transcriptsink", typeName: "GstParleyTranscriptSink",
+        factoryName: "transcriptsink", typeName: "GstTranscriptSink",
         longName: "Transcript sink", klass: "Sink/Text",
         description: "Writes transcripts and translations to a file as text, JSON Lines or SRT subtitles",
+        docURI: Release.documentation(for: "transcriptsink"),
         example: "gst-launch-1.0 fdsrc ! text/x-raw,format=utf8 ! transcriptsink location=notes.jsonl format=jsonl")
     public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
     public static let properties = [
@@ -67,7 +68,6 @@ public final class TranscriptSinkElement: Sink {
         var settings = Settings()
     }
 
-    static let log = DebugCategory("transcriptsink", description: "Parley transcript sink")
 
     public let element: ElementHandle
     private let settings = Mutex(Settings())

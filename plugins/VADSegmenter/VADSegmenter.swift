@@ -37,9 +37,10 @@ public final class VADSegmenterElement: Filter {
     static let audioCaps = "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]"
 
     public static let metadata = ElementMetadata(
-        factoryName: "vadsegmenter", typeName: "GstParleyVADSegmenter",
+        factoryName: "vadsegmenter", typeName: "GstVADSegmenter",
         longName: "Voice activity segmenter", klass: "Filter/Analyzer/Audio",
         description: "Cuts speech into utterances at pauses (or push-to-talk) and brackets each with parley/speech-start and parley/speech-end events",
+        docURI: Release.documentation(for: "vadsegmenter"),
         example: "gst-launch-1.0 -m filesrc location=/usr/share/sounds/alsa/Front_Center.wav ! wavparse ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! fakesink")
     public static let pads = PadTemplates(sink: audioCaps, src: audioCaps)
 
@@ -72,7 +73,6 @@ public final class VADSegmenterElement: Filter {
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ]
 
-    static let log = DebugCategory("vadsegmenter", description: "Parley voice activity segmenter")
 
     struct Settings {
         var segmenter = SegmenterConfiguration(

@@ -1,0 +1,59 @@
+/// A structure an element produces (an element message on the bus, a
+/// custom event it sends downstream, a meta on its buffers) with every
+/// field it can carry: the source of `parley inspect`'s "Produces" section
+/// and of docs/reference.md, and what a test compares with the structures
+/// the elements really post.
+public struct StructureDoc: Sendable {
+    public enum Kind: String, Sendable {
+        case message = "element message"
+        case downstreamEvent = "custom downstream event"
+        case meta = "buffer meta"
+    }
+
+    /// The GType a field's value has, as `gst-launch-1.0 -m` prints it.
+    public enum FieldType: String, Sendable {
+        case boolean = "gboolean"
+        case int64 = "gint64"
+        case uint64 = "guint64"
+        case double = "gdouble"
+        case string = "gchararray"
+
+        /// Whether `value` is of this type.
+        public func accepts(_ value: PropertyValue) -> Bool {
+            switch (self, value) {
+            case (.boolean, .bool), (.int64, .int), (.uint64, .uint64), (.double, .double), (.string, .string): true
+            default: false
+            }
+        }
+    }
+
+    public struct Field: Sendable {
+        public var name: String
+        public var type: FieldType
+        public var meaning: String
+        /// Set when only some of the structures carry the field: which ones.
+        public var onlyWhen: String?
+
+        public init(_ name: String, _ type: FieldType, _ meaning: String, onlyWhen: String? = nil) {
+            self.name = name
+            self.type = type
+            self.meaning = meaning
+            self.onlyWhen = onlyWhen
+        }
+    }
+
+    public var kind: Kind
+    public var name: String
+    /// When it is produced ("once per segment, when the VAD ends it").
+    public var when: String
+    public var fields: [Field]
+
+    public init(_ kind: Kind, _ name: String, when: String, fields: [Field]) {
+        self.kind = kind
+        self.name = name
+        self.when = when
+        self.fields = fields
+    }
+
+    public func field(named name: String) -> Field? { fields.first { $0.name == name } }
+}
