@@ -10,13 +10,13 @@ public struct StructureDoc: Sendable {
         case meta = "buffer meta"
     }
 
-    /// The GType a field's value has, as `gst-launch-1.0 -m` prints it.
+    /// A field's type as `gst-launch-1.0 -m` prints it: `(guint64)0`.
     public enum FieldType: String, Sendable {
-        case boolean = "gboolean"
+        case boolean
         case int64 = "gint64"
         case uint64 = "guint64"
-        case double = "gdouble"
-        case string = "gchararray"
+        case double
+        case string
 
         /// Whether `value` is of this type.
         public func accepts(_ value: PropertyValue) -> Bool {

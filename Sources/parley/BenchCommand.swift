@@ -30,7 +30,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             Exit status: 0 done, 1 the pipeline failed, 2 a file or an option is wrong, 130 interrupted.
             """)
 
-    @Argument(help: "The .pipeline file.") var file: String
+    @Argument(help: "The .pipeline file, or the name of one that `parley list` shows.") var file: String
     @Option(help: "The corpus manifest (.jsonl or .tsv).") var corpus: String
     @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable).") var assignments: [String] = []
     @Option(help: "Times to play the whole corpus.") var runs = 1
@@ -47,6 +47,7 @@ struct BenchRunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let file = PipelineFolders.resolve(self.file)
         let overrides = try parseAssignments(assignments)
         guard let (parsed, _) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
         let bench: BenchPipeline, manifest: Corpus, stream: BenchStream
@@ -125,7 +126,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             try JSONLines.text(results.flatMap(\.1)).write(toFile: "\(output)/segments.jsonl", atomically: true, encoding: .utf8)
         } catch {
             printError("error: cannot write the report in \(output): \((error as NSError).localizedDescription)")
-            throw ExitCode(ExitStatus.pipelineFailed)
+            throw ExitCode(ExitStatus.failed)
         }
         print(report.markdown)
         printError("report: \(output)/report.md, \(output)/report.json, \(output)/segments.jsonl")
@@ -133,7 +134,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             printError("interrupted: the report covers the \(results.reduce(0) { $0 + $1.0.recordings }) recordings that finished")
             throw ExitCode(ExitStatus.aborted)
         }
-        if failed { throw ExitCode(ExitStatus.pipelineFailed) }
+        if failed { throw ExitCode(ExitStatus.failed) }
     }
 
 }

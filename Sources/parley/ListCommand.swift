@@ -4,17 +4,25 @@ import Parley
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the pipeline files in a folder with their descriptions.")
+        commandName: "list", abstract: "List pipeline files with their descriptions and variables.",
+        discussion: """
+            Lists --dir if given; else the first of ./pipelines, the pipelines installed next to the \\
+            executable (PREFIX/share/parley/pipelines) and, for a build-tree executable, the package's own. \\
+            `parley run NAME` finds NAME.pipeline in the same places.
+            """)
 
-    @Option(help: "Folder to list.") var directory = "pipelines"
+    @Option(name: [.customLong("dir"), .customLong("directory")], help: "Folder to list.") var directory: String?
 
     func run() throws {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-            printError("error: no folder \"\(directory)\"")
+        guard let folder = PipelineFolders.first(explicit: directory),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+            let looked = PipelineFolders.candidates(explicit: directory).map(\.path).joined(separator: ", ")
+            printError("error: no pipeline folder (looked in \(looked)); name one with --dir")
             throw ExitCode(ExitStatus.invalidInput)
         }
+        print("\(folder.path):")
         for name in names.sorted() where name.hasSuffix(".pipeline") {
-            let path = (directory as NSString).appendingPathComponent(name)
+            let path = folder.appendingPathComponent(name).path
             let file = try? PipelineFile(path: path)
             let title = String(name.dropLast(".pipeline".count))
             print("\(title.padding(toLength: max(24, title.count + 2), withPad: " ", startingAt: 0))\(file?.description ?? "(unreadable)")")

@@ -1,21 +1,54 @@
 import ArgumentParser
 import Foundation
 import Parley
+import ParleyCore
 
 @main
 struct ParleyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "Run, check and document Parley speech pipelines.",
+        discussion: ExitStatus.table,
+        version: Release.version,
         subcommands: [RunCommand.self, ValidateCommand.self, InspectCommand.self, ListCommand.self,
                       PluginPathCommand.self, ServeCommand.self, SessionsCommand.self, BenchCommand.self])
+
+    /// ArgumentParser's own entry point, except that a usage error exits with
+    /// 2 like every other wrong input (its default is 64, EX_USAGE), so the
+    /// exit-status table holds for every path.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                printError(fullMessage(for: error))
+                Foundation.exit(ExitStatus.invalidInput)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
-/// Exit codes, documented in README.
+/// Exit statuses: the table README and `parley --help` show.
 enum ExitStatus {
-    static let pipelineFailed: Int32 = 1
+    static let done: Int32 = 0
+    static let failed: Int32 = 1
     static let invalidInput: Int32 = 2
     static let aborted: Int32 = 130
+
+    static let table = """
+        Exit status (every command):
+          0    done (also when Ctrl-C ended the input and what was in flight drained)
+          1    the work failed: the pipeline posted an error, the server could not start, a deletion was declined
+          2    wrong input: an unknown command, option or element, a bad value, a file that cannot be read \
+        or does not validate
+          130  aborted: a second Ctrl-C or SIGTERM (parley bench: the first)
+        """
 }
 
 /// Writes to standard error without buffering surprises.

@@ -10,11 +10,11 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             Ctrl-C or SIGTERM ends the input and lets everything in flight drain; a second one aborts \
             (files written so far are completed).
-            Exit status: 0 done, 1 the pipeline failed (the element's message is printed), \
-            2 the file or an option is wrong, 130 aborted.
+
+            \(ExitStatus.table)
             """)
 
-    @Argument(help: "The .pipeline file.") var file: String
+    @Argument(help: "The .pipeline file, or the name of one that `parley list` shows.") var file: String
     @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable).")
     var assignments: [String] = []
     @Flag(help: "Print each segment's per-stage latency figures as they arrive.") var latency = false
@@ -22,6 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Push-to-talk from the keyboard: \(PushToTalk.help).") var ptt = false
 
     func run() async throws {
+        let file = PipelineFolders.resolve(self.file)
         let overrides = try parseAssignments(assignments)
         guard let (parsed, launch) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
         let pipeline: Pipeline
@@ -70,6 +71,9 @@ struct RunCommand: AsyncParsableCommand {
             pushToTalk = keys
         }
         defer { pushToTalk?.finish() }
+        // Said before the elements open, so it comes before what they say
+        // (providers, models) and before the first result.
+        status.printAbove("running \(file) (Ctrl-C ends the input)")
         do {
             try await pipeline.run { event in
                 status.observe(event)
@@ -87,7 +91,6 @@ struct RunCommand: AsyncParsableCommand {
                     // to preroll would otherwise never hear the first press.
                     pushToTalk?.start()
                 case .stateChanged(_, "PLAYING"):
-                    status.printAbove("playing \(file) (Ctrl-C ends the input)")
                     pushToTalk?.start()
                 case .info(let source, let message):
                     status.printAbove("\(source): \(message)")
@@ -109,7 +112,7 @@ struct RunCommand: AsyncParsableCommand {
             if interrupts.received > 1 { throw ExitCode(ExitStatus.aborted) }
             printError("error: \(error)")
             if case .elementError(_, _, let debug?) = error { printError("  details: \(debug)") }
-            throw ExitCode(ExitStatus.pipelineFailed)
+            throw ExitCode(ExitStatus.failed)
         }
         status.finish()
         for location in sessions {

@@ -165,7 +165,7 @@ struct SessionsCommand: AsyncParsableCommand {
         func run() throws {
             let session = try location.find(id)
             guard yes || confirm("Delete session \(session.url.lastPathComponent) (\(session.records.count) segments)?") else {
-                throw ExitCode(1)
+                throw ExitCode(ExitStatus.failed)
             }
             try FileManager.default.removeItem(at: session.url)
             print("deleted \(session.url.path)")
@@ -180,7 +180,7 @@ struct SessionsCommand: AsyncParsableCommand {
         func run() throws {
             let all = SessionFolder.all(in: location.root)
             guard !all.isEmpty else { print("no sessions in \(location.root.path)"); return }
-            guard yes || confirm("Delete all \(all.count) sessions in \(location.root.path)?") else { throw ExitCode(1) }
+            guard yes || confirm("Delete all \(all.count) sessions in \(location.root.path)?") else { throw ExitCode(ExitStatus.failed) }
             for session in all { try FileManager.default.removeItem(at: session.url) }
             print("deleted \(all.count) session\(all.count == 1 ? "" : "s")")
         }

@@ -3,15 +3,38 @@ import Parley
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "validate", abstract: "Check a pipeline file without running it.")
+        commandName: "validate", abstract: "Check pipeline files without running them.",
+        discussion: "Every file is checked and every mistake reported; the exit status is 2 if any file has one.")
 
-    @Argument(help: "The .pipeline file.") var file: String
-    @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable).")
+    @Argument(help: "The .pipeline files.") var files: [String]
+    @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable), in every file that declares it.")
     var assignments: [String] = []
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("name at least one .pipeline file") }
+    }
 
     func run() throws {
         let overrides = try parseAssignments(assignments)
-        guard loadValidated(file, overrides: overrides) != nil else { throw ExitCode(ExitStatus.invalidInput) }
-        print("\(file): ok")
+        let declaredAnywhere = Set(files.flatMap { (try? PipelineFile(path: PipelineFolders.resolve($0)))?.variables.map(\.name) ?? [] })
+        for name in overrides.keys.sorted() where !declaredAnywhere.contains(name) {
+            throw ValidationError("--set \(name): no file declares a variable \(name)")
+        }
+        var failed = 0
+        for file in files {
+            // A --set applies to the files that declare the variable: one
+            // command line can check files with different variables.
+            let declared = (try? PipelineFile(path: PipelineFolders.resolve(file)))?.variables.map(\.name) ?? []
+            let relevant = overrides.filter { declared.contains($0.key) }
+            if loadValidated(PipelineFolders.resolve(file), overrides: relevant) != nil {
+                print("\(file): ok")
+            } else {
+                failed += 1
+            }
+        }
+        if failed > 0 {
+            if files.count > 1 { printError("\(failed) of \(files.count) files have errors") }
+            throw ExitCode(ExitStatus.invalidInput)
+        }
     }
 }

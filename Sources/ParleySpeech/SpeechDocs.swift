@@ -1,0 +1,75 @@
+import GstKit
+
+/// The structures the speech layer defines for every element that uses it:
+/// latency figures, fallback moves, the speech and TTS boundary events and
+/// the speech meta. Elements list them in their `produces`.
+public enum SpeechDocs {
+    public typealias Field = StructureDoc.Field
+
+    public static let segmentID = Field("segment-id", .uint64, "The utterance's number (from 0, in the order vadsegmenter cut them)")
+
+    /// `parley/latency` of one stage with its figures (all in ms); async
+    /// stages add `queue-wait-ms`.
+    public static func latency(stage: String, when: String, figures: [Field], queued: Bool = true) -> StructureDoc {
+        StructureDoc(.message, "parley/latency", when: when, fields: [
+            segmentID,
+            Field("stage", .string, "Which stage measured: \(stage)"),
+        ] + figures + (queued ? [Field("queue-wait-ms", .double, "How long the segment waited for a request slot (max-in-flight)")] : []))
+    }
+
+    /// `parley/latency` of a speaking stage (cloudtts, espeaktts), built by `SpeechMeta.ttsLatencyMessage`.
+    public static let ttsLatency = latency(stage: "tts", when: "per result, when its first audio leaves", figures: [
+        Field("time-to-first-audio-ms", .double, "From the text's arrival to its first audio"),
+        Field("voice-to-voice-ms", .double, "From the VAD's decision to the first audio", onlyWhen: "a VAD cut the speech upstream"),
+    ])
+
+    /// `parley/fallback`, posted by every element with a provider chain.
+    public static let fallback = StructureDoc(.message, "parley/fallback", when: "per provider a segment went past in the chain", fields: [
+        segmentID,
+        Field("from", .string, "The provider passed over"),
+        Field("to", .string, "The next one asked; empty when none was left"),
+        Field("reason", .string, "Its error, or why it was skipped (circuit open, key rejected)"),
+    ])
+
+    public static let speechStart = StructureDoc(.downstreamEvent, SpeechBoundary.startName,
+                                                 when: "before an utterance's first buffer (serialized)", fields: [
+        segmentID,
+        Field("start", .uint64, "Stream time of the utterance's first sample (ns)"),
+    ])
+
+    public static let speechEnd = StructureDoc(.downstreamEvent, SpeechBoundary.endName,
+                                               when: "after an utterance's last buffer (serialized)", fields: [
+        segmentID,
+        Field("start", .uint64, "Stream time of the utterance's first sample (ns)"),
+        Field("end", .uint64, "Stream time where the segment was cut (ns)"),
+        Field("speech-end", .uint64, "Stream time where the last speech frame ended (ns)"),
+        Field("reason", .string, "Why it ended: silence, max-duration, ptt-release, eos, mode-change"),
+        Field("decided-at", .uint64, "CLOCK_MONOTONIC instant the VAD decided (ns): the start of voice-to-voice"),
+    ])
+
+    public static let ttsStart = StructureDoc(.downstreamEvent, "parley/tts-start",
+                                             when: "before a result's first audio buffer (serialized)", fields: [
+        segmentID,
+        Field("start", .uint64, "Stream time of the result's first sample (ns)"),
+    ])
+
+    public static let ttsEnd = StructureDoc(.downstreamEvent, "parley/tts-end",
+                                           when: "after a result's last audio buffer, or in place of audio that failed", fields: [
+        segmentID,
+        Field("end", .uint64, "Stream time where the result's audio ends (ns)"),
+        Field("status", .string, "failed", onlyWhen: "the result was not spoken"),
+        Field("reason", .string, "Why it was not spoken", onlyWhen: "the result was not spoken"),
+    ])
+
+    /// ParleySpeechMeta: not a structure, but documented the same way.
+    public static let meta = StructureDoc(.meta, "ParleySpeechMeta", when: "on every buffer after the VAD", fields: [
+        segmentID,
+        Field("status", .string, "partial, final, failed or skipped: a consumer that wants finals ignores the rest"),
+        Field("revision", .uint64, "0 for a result's first attempt; a retried stream's empty partial with a higher revision withdraws what was shown"),
+        Field("language", .string, "BCP-47 tag of the text or speech"),
+        Field("provider", .string, "Who served the stage that made the buffer"),
+        Field("detail", .string, "Why a failed or skipped result is not final"),
+        Field("speech-end", .uint64, "Where the utterance's speech ended, in the audio's own time (ns)"),
+        Field("stamps", .uint64, "CLOCK_MONOTONIC instants (ns) the stages set: speech end, segment emitted, request sent, first byte, result complete, first audio out"),
+    ])
+}

@@ -1,0 +1,104 @@
+import Foundation
+import ParleyCore
+import ParleyTestSupport
+import Testing
+
+/// The CLI behaves as GStreamer and Unix users expect: gst-inspect-style
+/// listings, one exit-status table, --version, several files at once,
+/// pipelines found wherever parley is installed.
+@Suite struct NativeFeelTests {
+    let scratch = TestSupport.temporaryFolder()
+
+    func parley(_ arguments: [String], in folder: URL? = nil, executable: String = TestSupport.parleyExecutable) async throws -> TestSupport.Result {
+        try await TestSupport.run(executable, arguments, environment: TestSupport.gstEnvironment(registry: scratch),
+                                  currentDirectory: folder)
+    }
+
+    @Test func inspectListsElementsLikeGstInspectAndSuggestsCloseNames() async throws {
+        let listing = try await parley(["inspect"])
+        #expect(listing.status == 0)
+        let lines = listing.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("parley:  vadsegmenter: Voice activity segmenter"), "\(listing.stdout)")
+        #expect(lines.contains("parley:  cloudtts: Text to speech"))
+        #expect(lines.last == "Total count: 1 plugin, 10 features")
+        let typo = try await parley(["inspect", "vadsegmentr"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("no element \"vadsegmentr\"; did you mean \"vadsegmenter\""), "\(typo.stderr)")
+    }
+
+    @Test func inspectShowsEnumValuesAndWhatAnElementProduces() async throws {
+        let page = try await parley(["inspect", "cloudstt"]).stdout
+        #expect(page.contains("one of json | verbose_json | text"), "enum nicks")
+        #expect(page.contains("Documentation  https://"))
+        #expect(page.contains("Produces:"))
+        #expect(page.contains("parley/transcript (element message)"))
+        #expect(page.contains("provider (string)"))
+        #expect(page.contains("ttfs-ms (double)"))
+    }
+
+    @Test func usageErrorsExitTwoAsTheTableSaysAndHelpShowsTheTable() async throws {
+        for arguments in [["run", "--bogus", "x"], ["run"], ["validate"], ["nosuchcommand"], ["bench", "x.pipeline", "--runs", "zero"]] {
+            let result = try await parley(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(!result.stderr.isEmpty, "\(arguments) says what is wrong")
+        }
+        let help = try await parley(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Exit status"))
+        #expect(help.stdout.contains("130  aborted"))
+        let runHelp = try await parley(["run", "--help"]).stdout
+        #expect(runHelp.contains("2    wrong input"))
+        // README's table is the same one.
+        let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("| 2 | wrong input"), "README shows the table")
+    }
+
+    @Test func versionIsTheReleaseVersion() async throws {
+        let result = try await parley(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == Release.version)
+    }
+
+    @Test func validateChecksEveryFileAndReportsEachMistake() async throws {
+        let good = scratch.appendingPathComponent("good.pipeline")
+        try "#@ description fine\nfakesrc num-buffers=1 ! fakesink\n".write(to: good, atomically: true, encoding: .utf8)
+        let bad = scratch.appendingPathComponent("bad.pipeline")
+        try "#@ description broken\nfakesrc ! fakesinc\n".write(to: bad, atomically: true, encoding: .utf8)
+        let result = try await parley(["validate", good.path, bad.path])
+        #expect(result.status == 2)
+        #expect(result.stdout.contains("good.pipeline: ok"))
+        #expect(result.stderr.contains("bad.pipeline:2:11: error"))
+        #expect(result.stderr.contains("1 of 2 files have errors"))
+        let shipped = try FileManager.default.contentsOfDirectory(atPath: TestSupport.packageRoot.appendingPathComponent("pipelines").path)
+            .filter { $0.hasSuffix(".pipeline") }.map { TestSupport.packageRoot.appendingPathComponent("pipelines/\($0)").path }
+        let all = try await parley(["validate"] + shipped)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.split(separator: "\n").count == shipped.count)
+        let typo = try await parley(["validate", good.path, "--set", "TAGRET=es"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("TAGRET"))
+    }
+
+    @Test func anInstalledParleyFindsItsPipelinesAndPluginFromAnyFolder() async throws {
+        let prefix = scratch.appendingPathComponent("prefix")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PARLEY_BIN_DIR"] = TestSupport.buildFolder.path
+        let install = try await TestSupport.run("/bin/sh", [TestSupport.packageRoot.appendingPathComponent("scripts/install").path, prefix.path],
+                                                environment: environment)
+        #expect(install.status == 0, "\(install.stderr)")
+        let installed = prefix.appendingPathComponent("bin/parley").path
+        let elsewhere = scratch.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let list = try await parley(["list"], in: elsewhere, executable: installed)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.hasPrefix(prefix.appendingPathComponent("share/parley/pipelines").path + ":"), "\(list.stdout)")
+        #expect(list.stdout.contains("translate-file"))
+        let byName = try await parley(["validate", "segment-file"], in: elsewhere, executable: installed)
+        #expect(byName.status == 0, "a pipeline by its name: \(byName.stderr)")
+        let plugin = try await parley(["plugin-path"], in: elsewhere, executable: installed)
+        #expect(plugin.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == prefix.appendingPathComponent("lib/gstreamer-1.0").path)
+        let own = try await parley(["list", "--dir", scratch.path], in: elsewhere, executable: installed)
+        #expect(own.status == 0)
+        #expect(own.stdout.hasPrefix(scratch.path + ":"))
+    }
+}

@@ -1,0 +1,6 @@
+import GstKit
+import ParleySpeech
+
+extension LineSplitterElement {
+    public static let produces: [StructureDoc] = [SpeechDocs.meta]
+}
