@@ -28,7 +28,10 @@ public enum QueryView: Sendable {
 
 /// A LATENCY answer: whether the stream is live, and the minimum and maximum
 /// latency in ns (`Gst.clockTimeNone` = unbounded maximum).
-public struct Latency: Sendable, Equatable {
+public struct Latency: Sendable, Equatable, CustomStringConvertible {
+    public var description: String {
+        "\(live ? "live" : "not live"), min \(min / 1_000_000) ms, max \(max == Gst.clockTimeNone ? "none" : "\(max / 1_000_000) ms")"
+    }
     public var live: Bool
     public var min: UInt64
     public var max: UInt64

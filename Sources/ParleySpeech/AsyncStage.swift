@@ -91,6 +91,17 @@ public enum QueueProperties {
         ]
     }
 
+    /// `latency`: what an async element expects to need once a segment has
+    /// ended, added to the latency it reports when the pipeline is live (as
+    /// gst-plugins-rs' transcribers do), so live sinks wait that much for
+    /// its results and `GST_TRACERS=latency` shows its share. Not live, the
+    /// element reports upstream's latency unchanged.
+    public static func latencySpec(defaultMs: Int) -> PropertySpec {
+        PropertySpec("latency", nick: "Latency",
+                     blurb: "Time this element expects to need for a segment once it has ended, in ms: added to the latency it reports in a live pipeline, so live sinks wait for its results",
+                     .int(default: defaultMs, range: 0...600_000))
+    }
+
     /// Reads `max-in-flight`, `max-pending` or `queue-policy` from settings.
     public static func property(_ name: String, of configuration: AsyncStage.Queue.Configuration) -> PropertyValue? {
         switch name {
@@ -129,10 +140,23 @@ public final class AsyncStage: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let lastFlow = Mutex<FlowResult>(.ok)
     private let lastStatistics = Mutex(Queue.Statistics())
+    private let latencyMs: Mutex<Int>
 
-    public init(element: ElementHandle, log: DebugCategory) {
+    /// `defaultLatencyMs` is the element's DEFAULT for its `latency` property.
+    public init(element: ElementHandle, log: DebugCategory, defaultLatencyMs: Int) {
         self.element = element
         self.log = log
+        latencyMs = Mutex(defaultLatencyMs)
+    }
+
+    /// The `latency` property, in ns: what the stage adds when live.
+    public var latency: UInt64 { UInt64(latencyMs.withLock { $0 }) * 1_000_000 }
+
+    /// Sets a property every async element has (`latency`); false for others.
+    public func setCommonProperty(_ name: String, _ value: PropertyValue) -> Bool {
+        guard name == "latency" else { return false }
+        latencyMs.withLock { $0 = max(0, value.int) }
+        return true
     }
 
     /// Starts the push thread (READY→PAUSED). An element whose src pad is
@@ -257,8 +281,12 @@ public final class AsyncStage: @unchecked Sendable {
         statisticsProperty(name) ?? QueueProperties.property(name, of: queue) ?? counters.property(name)
     }
 
+    /// The `latency` property, for elements that have no queue properties.
+    public var latencyProperty: PropertyValue { .int(latencyMs.withLock { $0 }) }
+
     /// Reads one of `QueueProperties`' read-only figures.
     public func statisticsProperty(_ name: String) -> PropertyValue? {
+        if name == "latency" { return latencyProperty }
         let stats = statistics
         switch name {
         case "queue-depth": return .int(stats.depth)

@@ -98,6 +98,19 @@ final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
                                      outputCaps: transform.outputCaps ?? templateCaps)
     }
 
+    /// LATENCY on the src pad: upstream's figures, plus the `latency`
+    /// property when live. Answered here rather than by the default handler,
+    /// which reports a minimum of 0 for a non-live upstream (below what the
+    /// elements before said) and nothing of this element's own when live.
+    func query(pad: Pad, query: Query) -> Bool {
+        guard !pad.isSink, case .latency = query.view else { return pad.queryDefault(query, parent: element) }
+        guard let upstream = element.sinkPad?.peerLatency() else { return false }
+        let reported = upstream.live ? upstream.adding(transform.stage.latency) : upstream
+        Transform.log.debug("latency: upstream \(upstream), reporting \(reported)", object: element)
+        query.setLatency(reported)
+        return true
+    }
+
     private func submit(_ work: [StageWork]) -> FlowResult {
         var result = FlowResult.ok
         for item in work {

@@ -131,7 +131,7 @@ final class RandomDelayStage: AsyncTransform {
 
     init(element: ElementHandle) {
         self.element = element
-        stage = AsyncStage(element: element, log: Self.log)
+        stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: 0)
     }
 
     func property(named name: String) -> PropertyValue {

@@ -94,6 +94,8 @@ public final class CloudSTTElement: AsyncTransform {
     public static let DEFAULT_LOCAL_THREADS = 0
     /// One request at a time: the local engines are serial, and context-prompt is exact.
     public static let DEFAULT_MAX_IN_FLIGHT = 1
+    /// A segment's transcription once it ended, locally or from a nearby service.
+    public static let DEFAULT_LATENCY_MS = 1000
 
     public static let metadata = ElementMetadata(
         factoryName: "cloudstt", typeName: "GstCloudSTT",
@@ -146,7 +148,7 @@ public final class CloudSTTElement: AsyncTransform {
     ] + ProviderFallback.specs
       + ResultCounters.specs(final: "Segments transcribed", skipped: "Segments skipped (too short, or dropped by queue-policy)",
                              failed: "Segments the provider could not transcribe")
-      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
+      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
 
 
     struct Settings {
@@ -182,7 +184,7 @@ public final class CloudSTTElement: AsyncTransform {
 
     public init(element: ElementHandle) {
         self.element = element
-        stage = AsyncStage(element: element, log: Self.log)
+        stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: Self.DEFAULT_LATENCY_MS)
     }
 
     public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
@@ -209,6 +211,7 @@ public final class CloudSTTElement: AsyncTransform {
     }
 
     public func setProperty(named name: String, to value: PropertyValue) {
+        if stage.setCommonProperty(name, value) { return }
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
             if ProviderFallback.set(name, value, in: &settings.fallback) { return }

@@ -56,6 +56,8 @@ public final class CloudTTSElement: AsyncTransform {
     public static let DEFAULT_GENDER = VoiceGender.unspecified
     /// The next result's audio is fetched while the current one plays.
     public static let DEFAULT_MAX_IN_FLIGHT = 2
+    /// A result's first output once its text arrived.
+    public static let DEFAULT_LATENCY_MS = 500
     /// Longer texts are refused per result (OpenAI's own limit).
     static let maxInput = 4096
 
@@ -95,7 +97,7 @@ public final class CloudTTSElement: AsyncTransform {
     ] + ProviderFallback.specs
       + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
                              failed: "Results the provider could not speak")
-      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
+      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
 
 
     struct Settings {
@@ -142,7 +144,7 @@ public final class CloudTTSElement: AsyncTransform {
 
     public init(element: ElementHandle) {
         self.element = element
-        stage = AsyncStage(element: element, log: Self.log)
+        stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: Self.DEFAULT_LATENCY_MS)
     }
 
     public var queueConfiguration: AsyncStage.Queue.Configuration {
@@ -174,6 +176,7 @@ public final class CloudTTSElement: AsyncTransform {
     }
 
     public func setProperty(named name: String, to value: PropertyValue) {
+        if stage.setCommonProperty(name, value) { return }
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
             if ProviderFallback.set(name, value, in: &settings.fallback) { return }

@@ -45,7 +45,10 @@ public final class EspeakTTSElement: AsyncTransform {
                      .enumeration(typeName: SpeechOverlap.typeName, values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
         PropertySpec("utterances", nick: "Utterances", blurb: "Results spoken since the element started",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
+        QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS),
     ]
+    /// espeak-ng's first audio of a sentence.
+    public static let DEFAULT_LATENCY_MS = 200
 
 
     struct Settings {
@@ -74,7 +77,7 @@ public final class EspeakTTSElement: AsyncTransform {
 
     public init(element: ElementHandle) {
         self.element = element
-        stage = AsyncStage(element: element, log: Self.log)
+        stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: Self.DEFAULT_LATENCY_MS)
     }
 
     public var queueConfiguration: AsyncStage.Queue.Configuration {
@@ -87,11 +90,13 @@ public final class EspeakTTSElement: AsyncTransform {
         switch name {
         case "overlap": return .enumeration(current.overlap.rawValue)
         case "utterances": return .uint64(spoken.load(ordering: .relaxed))
+        case "latency": return stage.latencyProperty
         default: return current.speech.property(named: name)
         }
     }
 
     public func setProperty(named name: String, to value: PropertyValue) {
+        if stage.setCommonProperty(name, value) { return }
         settings.withLock { settings in
             if name == "overlap" { settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP }
             else { settings.speech.set(name, value) }

@@ -56,6 +56,8 @@ public final class StreamTranslatorElement: AsyncTransform {
     public static let DEFAULT_API_KEY_ENV = ""
     /// Two requests at once: a slow answer does not hold the next one back (order is kept anyway).
     public static let DEFAULT_MAX_IN_FLIGHT = 2
+    /// A result's first output once its text arrived.
+    public static let DEFAULT_LATENCY_MS = 500
     /// Texts longer than this are refused per segment (a transcript is far shorter).
     static let maxTextBytes = 16 * 1024
 
@@ -107,7 +109,7 @@ public final class StreamTranslatorElement: AsyncTransform {
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ] + ResultCounters.specs(final: "Segments translated", skipped: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
                              failed: "Segments that could not be translated")
-      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT)
+      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
 
 
     struct Settings {
@@ -148,7 +150,7 @@ public final class StreamTranslatorElement: AsyncTransform {
 
     public init(element: ElementHandle) {
         self.element = element
-        stage = AsyncStage(element: element, log: Self.log)
+        stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: Self.DEFAULT_LATENCY_MS)
     }
 
     public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
@@ -176,6 +178,7 @@ public final class StreamTranslatorElement: AsyncTransform {
     }
 
     public func setProperty(named name: String, to value: PropertyValue) {
+        if stage.setCommonProperty(name, value) { return }
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
             if ProviderFallback.set(name, value, in: &settings.fallback) { return }
