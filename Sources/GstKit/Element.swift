@@ -126,6 +126,13 @@ public final class Element: @unchecked Sendable {
         return UInt64(position)
     }
 
+    /// Duration in stream time, ns (nil when unknown: a live source).
+    public var duration: UInt64? {
+        var duration: gint64 = 0
+        guard gst_element_query_duration(pointer, GST_FORMAT_TIME, &duration) != 0, duration > 0 else { return nil }
+        return UInt64(duration)
+    }
+
     /// The pipeline's bus (nil for an element outside a pipeline).
     public var bus: Bus? { gst_element_get_bus(pointer).map { Bus(taking: $0) } }
 }

@@ -132,6 +132,17 @@ public final class Pipeline: @unchecked Sendable {
     /// Position of the pipeline in stream time, ns.
     public var position: UInt64? { pipeline.position }
 
+    /// How far the input has been read and, for a file, how long it is
+    /// (stream time, ns). Asked of the first vadsegmenter, whose query goes
+    /// upstream to the parser or source that knows (the pipeline's own
+    /// position comes from its sinks, which a text-only tail or a sink that
+    /// does not sync leaves at 0); without one, of the pipeline.
+    public var inputProgress: (position: UInt64, duration: UInt64?)? {
+        let probe = pipeline.descendants(factory: "vadsegmenter").first ?? pipeline
+        guard let position = probe.position ?? pipeline.position else { return nil }
+        return (position, probe.duration ?? pipeline.duration)
+    }
+
     /// The element named `name` (gst-launch `name=` or the default name):
     /// a typed handle with typed properties.
     public func element(named name: String) -> GstKit.Element? { pipeline.child(named: name) }

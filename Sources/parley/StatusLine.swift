@@ -2,7 +2,10 @@ import Foundation
 import Parley
 import enum ParleyCore.SafeText
 
-/// The live line on a terminal: elapsed, audio position, segments done and in flight.
+/// The live line on a terminal: elapsed time; how far into the input the
+/// pipeline is and, for a file, how much of it that is and when it will be
+/// done; segments cut, and with a speech recognizer in the pipeline, how
+/// many have their transcript and how many are still in flight.
 final class StatusLine: @unchecked Sendable {
     // @unchecked: all state behind `lock`.
     private let enabled: Bool
@@ -11,6 +14,15 @@ final class StatusLine: @unchecked Sendable {
     private var segmentsClosed = 0
     private var results = 0
     private var position: UInt64 = 0
+    private var duration: UInt64?
+    private var reachedEnd = false
+    /// Whether segments become transcripts here (a cloudstt), so some can be in flight.
+    private var countsTranscripts = false
+    private weak var pipeline: Pipeline?
+    /// Where each cut segment ends, and the furthest end of a transcribed one:
+    /// with a recognizer, the share of the file that is done.
+    private var segmentEnds: [UInt64: UInt64] = [:]
+    private var transcribedUpTo: UInt64 = 0
     private var shown = false
     /// After `finish()` lines still print, without a status line under them.
     private var finished = false
@@ -18,20 +30,41 @@ final class StatusLine: @unchecked Sendable {
     init(enabled: Bool) { self.enabled = enabled }
 
     func observe(_ event: PipelineEvent) {
+        // At the end the input's length is the position, even when the run
+        // was too short for a tick to have asked.
+        let final = { if case .eos = event { return self.pipeline?.inputProgress } else { return nil } }()
         lock.withLock {
             switch event {
-            case .segment(let segment) where segment.end != nil: segmentsClosed += 1
-            case .transcript(let result) where result.status != .partial: results += 1
+            case .segment(let segment) where segment.end != nil:
+                segmentsClosed += 1
+                segmentEnds[segment.segmentID] = segment.end
+            case .transcript(let result) where result.status != .partial:
+                results += 1
+                transcribedUpTo = max(transcribedUpTo, segmentEnds[result.segmentID] ?? 0)
+            case .eos:
+                reachedEnd = true
+                duration = final?.duration ?? duration
+                position = max(position, duration ?? final?.position ?? 0)
             default: break
             }
         }
     }
 
     func startTicking(_ pipeline: Pipeline) -> Task<Void, Never> {
-        Task.detached { [self] in
+        let transcribes = !pipeline.elements(factory: "cloudstt").isEmpty
+        lock.withLock {
+            countsTranscripts = transcribes
+            self.pipeline = pipeline
+        }
+        return Task.detached { [self] in
             while !Task.isCancelled {
-                let position = pipeline.position ?? 0
-                lock.withLock { self.position = position }
+                let progress = pipeline.inputProgress
+                lock.withLock {
+                    guard !reachedEnd, let progress else { return }
+                    // Never backwards: a query between buffers can answer less.
+                    position = max(position, progress.position)
+                    duration = progress.duration ?? duration
+                }
                 draw()
                 try? await Task.sleep(nanoseconds: 500_000_000)
             }
@@ -40,11 +73,28 @@ final class StatusLine: @unchecked Sendable {
 
     private func text() -> String {
         let elapsed = Date().timeIntervalSince(started)
-        let audio = Double(position) / 1e9
-        let done = max(results, segmentsClosed)
-        let inFlight = max(0, segmentsClosed - results)
-        return String(format: "elapsed %.1fs  audio %.1fs  segments %d done, %d in flight", elapsed, audio, done, inFlight)
+        var audio = String(format: "audio %.1fs", Double(position) / 1e9)
+        if let duration, duration > 0 {
+            // Done is what has been through the whole pipeline: with a
+            // recognizer, the audio up to the last transcribed segment (or
+            // all of it once everything read is transcribed).
+            let allDone = reachedEnd || (countsTranscripts ? results == segmentsClosed && position >= duration : position >= duration)
+            let done = allDone ? duration : (countsTranscripts ? transcribedUpTo : position)
+            let fraction = min(1, Double(done) / Double(duration))
+            audio += String(format: " of %.1fs read (%.0f%% done", Double(duration) / 1e9, fraction * 100)
+            if fraction > 0.01 && fraction < 1 {
+                audio += String(format: ", about %.0fs left", elapsed / fraction * (1 - fraction))
+            }
+            audio += ")"
+        }
+        let segments = countsTranscripts
+            ? "segments \(segmentsClosed), transcribed \(results), \(max(0, segmentsClosed - results)) in flight"
+            : "segments \(segmentsClosed)"
+        return String(format: "elapsed %.1fs  ", elapsed) + audio + "  " + segments
     }
+
+    /// The line as it stands, for tests.
+    var currentText: String { lock.withLock { text() } }
 
     private func draw() {
         guard enabled else { return }

@@ -91,7 +91,7 @@ import Testing
 }
 
 extension CLITests {
-    /// Starts `parley run FILE` and waits until it plays; returns the process and its stderr.
+    /// Starts `parley run FILE` and waits until it says it runs; returns the process and its stderr.
     func startPlaying(_ file: String) async throws -> (Process, LockedText) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestSupport.parleyExecutable)
@@ -103,7 +103,7 @@ extension CLITests {
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try ProcessEnvironment.whileSpawning { try process.run() }
-        for _ in 0..<300 where !collected.text.contains("playing") {
+        for _ in 0..<300 where !collected.text.contains("running ") {
             try await Task.sleep(nanoseconds: 100_000_000)
         }
         return (process, collected)

@@ -102,3 +102,55 @@ import Testing
         #expect(own.stdout.hasPrefix(scratch.path + ":"))
     }
 }
+
+/// The status line as a terminal shows it (through `script`, which gives
+/// parley a pseudo-terminal as a user's shell would).
+@Suite struct StatusLineTests {
+    let scratch = TestSupport.temporaryFolder()
+
+    /// Every state of the status line and every line printed, in order.
+    func runOnATerminal(_ pipeline: String, recording: String) async throws -> [String] {
+        let file = scratch.appendingPathComponent("status.pipeline")
+        try pipeline.write(to: file, atomically: true, encoding: .utf8)
+        let command = "\(TestSupport.parleyExecutable) run \(file.path) --set INPUT=\(recording)"
+        let result = try await TestSupport.run("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"],
+                                               environment: TestSupport.gstEnvironment(registry: scratch))
+        #expect(result.status == 0, "\(result.stdout)")
+        return result.stdout.replacingOccurrences(of: "\u{1B}[2K", with: "").split(whereSeparator: { $0 == "\r" || $0 == "\n" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    @Test func theLineShowsTheTruePositionAndWhatIsDoneInOrder() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let lines = try await runOnATerminal("""
+            #@ description Transcribe
+            #@ var INPUT=x.wav  The recording
+            filesrc location=${INPUT} ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=16000
+              ! vadsegmenter ! cloudstt local-engine=pocketsphinx ! fakesink
+            """, recording: recording.path)
+        let statuses = lines.filter { $0.hasPrefix("elapsed ") }
+        let last = try #require(statuses.last)
+        let seconds = String(format: "%.1f", Double(try SpeechFixtures.samples(ofWAV: recording.path).count) / 16_000)
+        #expect(last.contains("audio \(seconds)s of \(seconds)s read (100% done)"), "the whole file, read and done: \(last)")
+        #expect(last.contains("segments 3, transcribed 3, 0 in flight"), "\(last)")
+        #expect(!last.contains("audio 0.0s"), "the position moved: \(last)")
+        // The banner first, then what the elements say, then results.
+        let banner = try #require(lines.firstIndex { $0.hasPrefix("running ") })
+        let provider = try #require(lines.firstIndex { $0.contains("provider local (pocketsphinx)") })
+        let firstSegment = try #require(lines.firstIndex { $0.hasPrefix("segment 0") })
+        #expect(banner < provider && provider < firstSegment, "\(lines)")
+    }
+
+    @Test func withoutARecognizerNothingIsInFlight() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let lines = try await runOnATerminal("""
+            #@ description Segment
+            #@ var INPUT=x.wav  The recording
+            filesrc location=${INPUT} ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=16000
+              ! vadsegmenter ! fakesink
+            """, recording: recording.path)
+        let last = try #require(lines.filter { $0.hasPrefix("elapsed ") }.last)
+        #expect(last.contains("segments 3") && !last.contains("in flight"), "\(last)")
+        #expect(last.contains("(100% done)"), "\(last)")
+    }
+}
