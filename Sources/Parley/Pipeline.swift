@@ -129,6 +129,18 @@ public final class Pipeline: @unchecked Sendable {
     /// Elements that complete a file's header on EOS.
     static let fileFinishers = ["wavenc", "mp4mux", "qtmux", "matroskamux", "webmmux", "oggmux", "flacenc"]
 
+    /// `value` as one gst-launch value: double-quoted, with `\` and `"`
+    /// escaped, so a file name with spaces or quotes stays one property
+    /// value and cannot add elements. `"filesrc location=\(Pipeline.quoted(path))"`.
+    public static func quoted(_ value: String) -> String {
+        var out = "\""
+        for character in value {
+            if character == "\\" || character == "\"" { out.append("\\") }
+            out.append(character)
+        }
+        return out + "\""
+    }
+
     /// Position of the pipeline in stream time, ns.
     public var position: UInt64? { pipeline.position }
 

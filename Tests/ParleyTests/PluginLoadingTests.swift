@@ -154,4 +154,22 @@ import Testing
         #expect(written.contains("00:00:00,000 --> "))
         #expect(written.contains("embedded from Python"))
     }
+
+    @Test func thePythonExampleTranscribesARecordingWhoseNameHasSpaces() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let awkward = scratch.appendingPathComponent("my talk's.wav")
+        try FileManager.default.copyItem(atPath: recording.path, toPath: awkward.path)
+        let example = TestSupport.packageRoot.appendingPathComponent("Examples/python/transcribe.py").path
+        let environment = TestSupport.gstEnvironment(registry: scratch)
+        let result = try await TestSupport.run("/usr/bin/python3", [example, awkward.path, "--engine", "pocketsphinx"],
+                                               environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("segment ") }.count == 3, "\(result.stdout)")
+        #expect(lines.filter { $0.hasPrefix("transcript ") }.count == 3, "\(result.stdout)")
+        #expect(result.stdout.contains("rather selfish"), "real words: \(result.stdout)")
+        let missing = try await TestSupport.run("/usr/bin/python3", [example, "/nonexistent.wav"], environment: environment)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no such recording: /nonexistent.wav"))
+    }
 }

@@ -17,6 +17,25 @@ import Testing
         #expect(result.stdout.contains("segment 0: 0 ms to 7100 ms"))
     }
 
+    @Test func theEmbeddingExampleTakesAnyFileNameAndSaysWhatIsWrong() async throws {
+        let binary = TestSupport.buildFolder.appendingPathComponent("parley-embed-example").path
+        let scratch = TestSupport.temporaryFolder()
+        let awkward = scratch.appendingPathComponent("my \"talk\" 1.wav")
+        try FileManager.default.copyItem(atPath: SpeechFixtures.clips[0], toPath: awkward.path)
+        let spaced = try await TestSupport.run(binary, [awkward.path])
+        #expect(spaced.status == 0, "\(spaced.stderr)")
+        #expect(spaced.stdout.contains("segment 0: 0 ms to"))
+        let missing = try await TestSupport.run(binary, [scratch.appendingPathComponent("none.wav").path])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("error: cannot read"), "\(missing.stderr)")
+        let garbage = scratch.appendingPathComponent("garbage.wav")
+        try Data("not audio".utf8).write(to: garbage)
+        let broken = try await TestSupport.run(binary, [garbage.path])
+        #expect(broken.status == 1)
+        #expect(broken.stderr.hasPrefix("error: "), "\(broken.stderr)")
+        #expect(!broken.stderr.contains("Fatal error"), "no crash, no backtrace")
+    }
+
     @Test func theCustomElementExampleScalesTheAudioItIsGiven() async throws {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("final class Gain: Filter {"))
