@@ -1,0 +1,95 @@
+import Foundation
+import ParleyTestSupport
+import Testing
+
+/// Parley as a Swift package dependency, as README shows it: a throw-away
+/// package depends on this one by path (the form SwiftPM accepts while the
+/// VAD target keeps its unsafeFlags), registers an element of its own
+/// with `Parley.register` and runs it next to Parley's in one pipeline.
+@Suite struct SwiftPMConsumerTests {
+    @Test func aPackageThatDependsOnParleyBuildsAndRunsAPipeline() async throws {
+        let root = TestSupport.packageRoot
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(#".product(name: "Parley", package: "parley"),"#))
+        #expect(readme.contains(#".product(name: "GstKit", package: "parley"),"#))
+
+        let consumer = TestSupport.temporaryFolder().appendingPathComponent("consumer")
+        let sources = consumer.appendingPathComponent("Sources/consumer")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        // A path dependency's identity is its folder's name.
+        let identity = root.lastPathComponent.lowercased()
+        try Self.manifest(dependingOn: root.path, identity: identity)
+            .write(to: consumer.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try Self.program.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+        let build = try await TestSupport.run("/usr/bin/env", ["swift", "build", "--package-path", consumer.path],
+                                              environment: ProcessInfo.processInfo.environment)
+        #expect(build.status == 0, "\(build.stdout.suffix(3000)) \(build.stderr.suffix(3000))")
+        let recording = try SpeechFixtures.threeUtterances(in: consumer)
+        let run = try await TestSupport.run(consumer.appendingPathComponent(".build/debug/consumer").path, [recording.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("segments 3, buffers "), "\(run.stdout)")
+    }
+
+    static func manifest(dependingOn path: String, identity: String) -> String {
+        """
+        // swift-tools-version: 6.0
+        import PackageDescription
+
+        let package = Package(
+            name: "consumer",
+            platforms: [.macOS(.v15)],
+            dependencies: [.package(path: "\(path)")],
+            targets: [
+                .executableTarget(name: "consumer", dependencies: [
+                    .product(name: "Parley", package: "\(identity)"),
+                    .product(name: "GstKit", package: "\(identity)"),
+                ]),
+            ],
+            swiftLanguageModes: [.v6]
+        )
+        """
+    }
+
+    static let program = #"""
+// A program that depends on Parley as a package: registers an element of
+// its own and runs it with Parley's in one pipeline.
+import Foundation
+import GstKit
+import Parley
+import Synchronization
+
+/// Counts the buffers that pass: the smallest element a user could write.
+final class Counter: Filter {
+    static let metadata = ElementMetadata(factoryName: "buffercounter", typeName: "ConsumerBufferCounter",
+                                          longName: "Buffer counter", klass: "Filter", description: "Counts buffers")
+    static let pads = PadTemplates(sink: "ANY", src: "ANY")
+    static let seen = Atomic<Int>(0)
+    let element: ElementHandle
+    init(element: ElementHandle) { self.element = element }
+    func transform(_ buffer: Buffer) -> [Output] {
+        Self.seen.add(1, ordering: .relaxed)
+        return [.buffer(buffer)]
+    }
+}
+
+guard CommandLine.arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: consumer RECORDING.wav\n".utf8))
+    exit(2)
+}
+Parley.register([Counter.self])
+do {
+    let pipeline = try Pipeline(launch: """
+        filesrc location=\(Pipeline.quoted(CommandLine.arguments[1])) ! decodebin ! audioconvert ! audioresample
+        ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! buffercounter ! vadsegmenter ! fakesink
+        """)
+    var segments = 0
+    try await pipeline.run { event in
+        if case .segment(let segment) = event, segment.end != nil { segments += 1 }
+    }
+    print("segments \(segments), buffers \(Counter.seen.load(ordering: .relaxed))")
+} catch {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(1)
+}
+"""#
+}
