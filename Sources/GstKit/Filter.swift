@@ -38,11 +38,13 @@ extension Filter {
 
 final class FilterDriver<Implementation: Filter>: ElementDriver {
     let filter: Implementation
+    /// Looked up once, not per buffer.
+    let log = Implementation.log
     init(_ filter: Implementation) { self.filter = filter }
     var implementation: any ElementImpl { filter }
 
     func chain(pad: Pad, buffer: Buffer) -> FlowResult {
-        Implementation.log.verbose("buffer in: \(buffer.summary)", object: element)
+        log.verbose("buffer in: \(buffer.summary)", object: element)
         let result = push(filter.transform(buffer))
         return Implementation.outputIsOptional ? result.ignoringNotLinked : result
     }

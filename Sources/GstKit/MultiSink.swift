@@ -28,6 +28,7 @@ extension MultiSink {
 
 final class MultiSinkDriver<S: MultiSink>: ElementDriver {
     let sink: S
+    let log = S.log
     /// Each request pad, and whether it has seen EOS.
     private let pads = Mutex<[String: Bool]>([:])
     private let posted = Atomic<Bool>(false)
@@ -53,7 +54,7 @@ final class MultiSinkDriver<S: MultiSink>: ElementDriver {
     }
 
     func chain(pad: Pad, buffer: Buffer) -> FlowResult {
-        S.log.verbose("\(pad.name): \(buffer.summary)", object: element)
+        log.verbose("\(pad.name): \(buffer.summary)", object: element)
         do throws(FlowError) {
             try sink.render(buffer, pad: pad.name)
             return .ok

@@ -25,6 +25,7 @@ extension Sink {
 
 final class SinkDriver<S: Sink>: ElementDriver {
     let sink: S
+    let log = S.log
     init(_ sink: S) {
         self.sink = sink
         if !S.waitsForPreroll {
@@ -39,7 +40,7 @@ final class SinkDriver<S: Sink>: ElementDriver {
     func baseStart() -> Bool { startImplementation() }
     func baseStop() -> Bool { sink.stop(); return true }
     func render(_ buffer: Buffer) -> FlowResult {
-        S.log.verbose("render: \(buffer.summary)", object: element)
+        log.verbose("render: \(buffer.summary)", object: element)
         do throws(FlowError) { try sink.render(buffer); return .ok } catch { return .failure(error) }
     }
     func sinkEvent(_ event: Event) -> Bool { sink.sinkEvent(event); return true }
@@ -65,6 +66,7 @@ extension Source {
 
 final class SourceDriver<S: Source>: ElementDriver {
     let source: S
+    let log = S.log
     init(_ source: S) { self.source = source }
     var implementation: any ElementImpl { source }
 
@@ -76,10 +78,10 @@ final class SourceDriver<S: Source>: ElementDriver {
     func create() -> Result<Buffer, FlowError> {
         do throws(FlowError) {
             let buffer = try source.create()
-            S.log.verbose("created: \(buffer.summary)", object: element)
+            log.verbose("created: \(buffer.summary)", object: element)
             return .success(buffer)
         } catch {
-            S.log.debug("create ended: \(error)", object: element)
+            log.debug("create ended: \(error)", object: element)
             return .failure(error)
         }
     }

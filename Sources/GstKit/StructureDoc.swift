@@ -17,14 +17,6 @@ public struct StructureDoc: Sendable {
         case uint64 = "guint64"
         case double
         case string
-
-        /// Whether `value` is of this type.
-        public func accepts(_ value: PropertyValue) -> Bool {
-            switch (self, value) {
-            case (.boolean, .bool), (.int64, .int), (.uint64, .uint64), (.double, .double), (.string, .string): true
-            default: false
-            }
-        }
     }
 
     public struct Field: Sendable {

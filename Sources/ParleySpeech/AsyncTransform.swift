@@ -65,6 +65,7 @@ extension AsyncTransform {
 final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
     let transform: Transform
     let templateCaps: Caps
+    let log = Transform.log
 
     init(_ transform: Transform) {
         self.transform = transform
@@ -87,7 +88,7 @@ final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
     }
 
     func chain(pad: Pad, buffer: Buffer) -> FlowResult {
-        Transform.log.verbose("buffer in: \(buffer.summary)", object: element)
+        log.verbose("buffer in: \(buffer.summary)", object: element)
         return submit(transform.accept(buffer))
     }
 
@@ -106,7 +107,7 @@ final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
         guard !pad.isSink, case .latency = query.view else { return pad.queryDefault(query, parent: element) }
         guard let upstream = element.sinkPad?.peerLatency() else { return false }
         let reported = upstream.live ? upstream.adding(transform.stage.latency) : upstream
-        Transform.log.debug("latency: upstream \(upstream), reporting \(reported)", object: element)
+        log.debug("latency: upstream \(upstream), reporting \(reported)", object: element)
         query.setLatency(reported)
         return true
     }

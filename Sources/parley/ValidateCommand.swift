@@ -6,7 +6,7 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate", abstract: "Check pipeline files without running them.",
         discussion: "Every file is checked and every mistake reported; the exit status is 2 if any file has one.")
 
-    @Argument(help: "The .pipeline files.") var files: [String]
+    @Argument(help: "The .pipeline files, or names that `parley list` shows.") var files: [String]
     @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable), in every file that declares it.")
     var assignments: [String] = []
 
@@ -16,18 +16,18 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let overrides = try parseAssignments(assignments)
-        let declaredAnywhere = Set(files.flatMap { (try? PipelineFile(path: PipelineFolders.resolve($0)))?.variables.map(\.name) ?? [] })
-        for name in overrides.keys.sorted() where !declaredAnywhere.contains(name) {
+        let paths = files.map(PipelineFolders.resolve)
+        // A --set applies to the files that declare the variable, so one
+        // command line can check files with different variables; one that
+        // no file declares is a mistake.
+        let declared = paths.map { Set((try? PipelineFile(path: $0))?.variables.map(\.name) ?? []) }
+        for name in overrides.keys.sorted() where !declared.contains(where: { $0.contains(name) }) {
             throw ValidationError("--set \(name): no file declares a variable \(name)")
         }
         var failed = 0
-        for file in files {
-            // A --set applies to the files that declare the variable: one
-            // command line can check files with different variables.
-            let declared = (try? PipelineFile(path: PipelineFolders.resolve(file)))?.variables.map(\.name) ?? []
-            let relevant = overrides.filter { declared.contains($0.key) }
-            if loadValidated(PipelineFolders.resolve(file), overrides: relevant) != nil {
-                print("\(file): ok")
+        for (path, names) in zip(paths, declared) {
+            if loadValidated(path, overrides: overrides.filter { names.contains($0.key) }) != nil {
+                print("\(path): ok")
             } else {
                 failed += 1
             }
