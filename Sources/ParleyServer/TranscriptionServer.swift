@@ -28,12 +28,25 @@ public struct ServerConfiguration: Sendable {
     public var maxAudioSeconds = 1500.0
     /// A connection that sends nothing for this long is closed (half-open clients).
     public var idleTimeoutSeconds: Int64 = 30
+    /// Decodes an upload that is neither WAV nor FLAC (MP3, M4A, Ogg, WebM…)
+    /// to mono samples at `UploadDecoding.rate`, stopping past the limit:
+    /// the `parley` executable sets it to GStreamer's decodebin. nil: WAV
+    /// and FLAC only (415 for the rest).
+    public var decodeOther: (@Sendable (_ data: Data, _ maxSeconds: Double) async -> UploadDecoding)?
     public init() {}
 
     /// Sample rates an upload may have: telephony to studio.
     public static let acceptedRates = 4_000...192_000
 
     public var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
+}
+
+/// What `ServerConfiguration.decodeOther` made of an upload.
+public enum UploadDecoding: Sendable {
+    public static let rate = 16_000
+    case audio([Int16])
+    case tooLong
+    case unreadable(String)
 }
 
 public enum ServerError: Error, CustomStringConvertible {
@@ -180,15 +193,31 @@ struct TranscriptionHandler: Sendable {
         case .failure(let problem): return Self.error(.badRequest, problem.message, type: "invalid_request_error", param: "temperature")
         }
         let audio: (samples: [Int16], rate: Int)
-        do {
-            audio = file.data.starts(with: Data("fLaC".utf8))
-                ? try FLACCodec.decode(file.data, maxSeconds: configuration.maxAudioSeconds) : try WAVDecoder.decode(file.data)
-        } catch FLACCodec.CodecError.tooLong(let limit) {
-            return Self.error(.badRequest, "The audio is longer than \(Int(limit)) s, the longest accepted.",
-                              type: "invalid_request_error", param: "file")
-        } catch {
-            return Self.error(.unsupportedMediaType, "\(error) (file '\(file.filename ?? "")'); send WAV or FLAC",
-                              type: "invalid_request_error", param: "file")
+        let tooLong = Self.error(.badRequest, "The audio is longer than \(Int(configuration.maxAudioSeconds)) s, the longest accepted.",
+                                 type: "invalid_request_error", param: "file")
+        let formats = "send one of flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm"
+        if !file.data.starts(with: Data("fLaC".utf8)) && !file.data.starts(with: Data("RIFF".utf8)) {
+            guard let decodeOther = configuration.decodeOther else {
+                return Self.error(.unsupportedMediaType, "Only WAV and FLAC are read here (file '\(file.filename ?? "")')",
+                                  type: "invalid_request_error", param: "file")
+            }
+            switch await decodeOther(file.data, configuration.maxAudioSeconds) {
+            case .audio(let samples): audio = (samples, UploadDecoding.rate)
+            case .tooLong: return tooLong
+            case .unreadable(let reason):
+                return Self.error(.unsupportedMediaType, "The file could not be decoded (\(reason)) (file '\(file.filename ?? "")'); \(formats)",
+                                  type: "invalid_request_error", param: "file")
+            }
+        } else {
+            do {
+                audio = file.data.starts(with: Data("fLaC".utf8))
+                    ? try FLACCodec.decode(file.data, maxSeconds: configuration.maxAudioSeconds) : try WAVDecoder.decode(file.data)
+            } catch FLACCodec.CodecError.tooLong {
+                return tooLong
+            } catch {
+                return Self.error(.unsupportedMediaType, "\(error) (file '\(file.filename ?? "")'); \(formats)",
+                                  type: "invalid_request_error", param: "file")
+            }
         }
         // Bounded before anything is resampled: a header that claims 1 Hz would make hours of 16 kHz audio.
         guard ServerConfiguration.acceptedRates.contains(audio.rate) else {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Parley
+import ParleyCore
 import ParleyServer
 
 extension ServerEngineKind: ExpressibleByArgument {}
@@ -9,7 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the local speech engines over the OpenAI-compatible HTTP API.",
         discussion: """
-            POST /v1/audio/transcriptions (multipart: file as 16-bit PCM WAV or FLAC, model, language, \
+            POST /v1/audio/transcriptions (multipart: file in any format OpenAI lists: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm, model, language, \
             response_format json | text | verbose_json | srt | vtt) and GET /v1/models, with OpenAI's \
             error envelope. The engine is Whisper-base (a faster-whisper worker process, loaded before \
             the server listens) when scripts/setup has prepared it, else pocketsphinx; --engine chooses. \
@@ -48,6 +50,19 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.jitterMs = jitterMs
         configuration.engine = engine
         configuration.threads = threads
+        // MP3, M4A, Ogg, WebM… through GStreamer; WAV and FLAC stay the server's own.
+        configuration.decodeOther = { data, maxSeconds in
+            await OffPool.run { () -> UploadDecoding in
+                do throws(AudioFileDecoder.Failure) {
+                    return .audio(try AudioFileDecoder.decode(data: data, rate: UploadDecoding.rate, maxSeconds: maxSeconds))
+                } catch {
+                    switch error {
+                    case .tooLong: return .tooLong
+                    case .unreadable(let reason): return .unreadable(reason)
+                    }
+                }
+            }
+        }
         let host = host
         do {
             try await TranscriptionServer.run(configuration) { event in

@@ -1,0 +1,82 @@
+import Foundation
+import ParleyCore
+import Synchronization
+
+/// Any audio file GStreamer's decodebin reads (MP3, M4A/MP4 AAC, Ogg
+/// Vorbis/Opus, WebM, FLAC, WAV…) as mono 16-bit samples at one rate,
+/// decoded once, blocking the calling thread. Used by `parley bench` for
+/// corpora and by `parley serve` for uploads in formats other than WAV and
+/// FLAC. Decoding stops soon after `maxSeconds` of audio, so a small file
+/// that expands to hours (a decompression bomb) costs little.
+public enum AudioFileDecoder {
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case unreadable(String)
+        case tooLong(maxSeconds: Double)
+        public var description: String {
+            switch self {
+            case .unreadable(let reason): reason
+            case .tooLong(let limit): "the audio is longer than \(Int(limit)) s"
+            }
+        }
+    }
+
+    /// Decodes the file at `path`. Blocks: call it off Swift's pool (`OffPool.run`).
+    public static func decode(path: String, rate: Int, maxSeconds: Double = .infinity) throws(Failure) -> [Int16] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-decode-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .unreadable("cannot make a temporary folder: \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("decoded.wav")
+        let launch = "filesrc location=\(Pipeline.quoted(path)) ! decodebin ! audioconvert ! audioresample "
+            + "! audio/x-raw,format=S16LE,channels=1,rate=\(rate) ! wavenc ! filesink location=\(Pipeline.quoted(output.path))"
+        let limitBytes = maxSeconds.isFinite ? Int(maxSeconds * Double(rate)) * 2 + 44 : Int.max
+        let overLimit = playToEnd(launch, watching: output.path, limitBytes: limitBytes)
+        if case .failure(let failure) = overLimit { throw failure }
+        guard let wav = try? Data(contentsOf: output), let samples = try? WAVDecoder.decode(wav, resampledTo: rate) else {
+            throw .unreadable("decoding gave no audio")
+        }
+        if case .success(true) = overLimit { throw .tooLong(maxSeconds: maxSeconds) }
+        guard Double(samples.count) <= maxSeconds * Double(rate) else { throw .tooLong(maxSeconds: maxSeconds) }
+        return samples
+    }
+
+    /// Decodes `data` (an upload) through a private temporary file.
+    public static func decode(data: Data, rate: Int, maxSeconds: Double) throws(Failure) -> [Int16] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-upload-\(UUID().uuidString)")
+        let input = folder.appendingPathComponent("upload")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try data.write(to: input)
+        } catch {
+            throw .unreadable("cannot keep the upload: \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try decode(path: input.path, rate: rate, maxSeconds: maxSeconds)
+    }
+
+    /// Plays a pipeline to its end on this thread; ends its input once the
+    /// file it writes passes `limitBytes`. Whether it did, or the error.
+    private static func playToEnd(_ launch: String, watching output: String, limitBytes: Int) -> Result<Bool, Failure> {
+        let pipeline: Pipeline
+        do { pipeline = try Pipeline(launch: launch) } catch { return .failure(.unreadable(error.description)) }
+        final class Outcome: Sendable {
+            let failure = Mutex<String?>(nil)
+            let stoppedEarly = Atomic<Bool>(false)
+        }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await pipeline.run() } catch { outcome.failure.withLock { $0 = "\(error)" } }
+            done.signal()
+        }
+        while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+            if size > limitBytes && !outcome.stoppedEarly.exchange(true, ordering: .relaxed) { pipeline.sendEOS() }
+        }
+        if let failure = outcome.failure.withLock({ $0 }) { return .failure(.unreadable(failure)) }
+        return .success(outcome.stoppedEarly.load(ordering: .relaxed))
+    }
+}
