@@ -53,6 +53,16 @@ import Testing
         }
     }
 
+    @Test func aBCP47LanguageIsSentAsItsSubtagAndKeptOnTheResults() async throws {
+        let server = try ScriptedHTTPServer([reply("um"), reply("dois"), reply("três")])
+        defer { server.stop() }
+        let (results, _, error) = try await run(server, options: "language=pt-BR")
+        #expect(error == nil)
+        let body = String(decoding: try #require(server.requests.first).body, as: UTF8.self)
+        #expect(body.contains("name=\"language\"\r\n\r\npt\r\n"), "OpenAI takes ISO-639-1: \(body.prefix(600))")
+        #expect(results.map(\.language) == ["pt-BR", "pt-BR", "pt-BR"])
+    }
+
     @Test func answersThatCompleteOutOfOrderLeaveInOrder() async throws {
         // Answers complete in the reverse of their arrival order.
         let server = try ScriptedHTTPServer([reply("one", delayMs: 1200), reply("two", delayMs: 600), reply("three")])

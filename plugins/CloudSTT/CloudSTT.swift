@@ -137,7 +137,7 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("local-threads", nick: "Local threads", blurb: "CPU threads of the Whisper worker; 0 = all cores",
                      .int(default: DEFAULT_LOCAL_THREADS, range: 0...64)),
         PropertySpec("language", nick: "Language",
-                     blurb: "ISO-639-1 language of the speech; empty = let Whisper detect it (pocketsphinx knows en only)",
+                     blurb: "BCP-47 tag of the speech (en, en-US, pt-BR, zh-Hans): providers and engines are sent its language subtag, results carry the tag; empty = let Whisper detect it (pocketsphinx knows en only)",
                      .string(default: DEFAULT_LANGUAGE)),
         PropertySpec("min-segment-ms", nick: "Minimum segment",
                      blurb: "Shorter segments are not transcribed: they give a skipped result",

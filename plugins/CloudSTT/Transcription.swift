@@ -31,7 +31,7 @@ extension CloudSTTElement {
                 prompt = [prompt, previous].filter { !$0.isEmpty }.joined(separator: " ")
             }
             let request = TranscriptionRequest(
-                samples: segment.samples, rate: segment.rate, language: current.language, prompt: prompt,
+                samples: segment.samples, rate: segment.rate, language: LanguageNames.primary(current.language), prompt: prompt,
                 temperature: current.temperature, responseFormat: current.responseFormat.wireName,
                 uploadFormat: current.uploadFormat.wireName)
             let chain = transcribers.chain
@@ -51,7 +51,7 @@ extension CloudSTTElement {
                 }
                 if let firstByte = transcription.firstByteAt { meta.stamp(.firstByte, at: firstByte) }
                 var output = Self.result(segment, text: transcription.text, status: .final,
-                                         language: transcription.language ?? current.language, counters: counters,
+                                         language: Self.resultLanguage(detected: transcription.language, asked: current.language), counters: counters,
                                          stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs,
                                          provider: transcribers.members[index].name)
                 output.messages = moves.map { ProviderFallback.message(segmentID: segment.id, $0) } + output.messages
@@ -99,6 +99,14 @@ extension CloudSTTElement {
 
     /// The one result a segment produces: a text buffer with its meta, the
     /// `parley/transcript` message, latency figures, and a warning if it is not final.
+    /// The language a result carries: the tag the user asked for (BCP-47,
+    /// "pt-BR") when the provider heard that language, else what it detected
+    /// (providers know only the primary subtag, "pt").
+    static func resultLanguage(detected: String?, asked: String) -> String {
+        guard let detected, !detected.isEmpty else { return asked }
+        return LanguageNames.primary(detected) == LanguageNames.primary(asked) ? asked : detected
+    }
+
     static func result(_ segment: SpeechSegment, text: String, status: SpeechStatus, language: String,
                        counters: ResultCounters, warning: String? = nil,
                        stamps: [LatencyStamp: UInt64] = [:], providerProcessingMs: Double? = nil,
