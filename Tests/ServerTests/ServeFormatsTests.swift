@@ -29,6 +29,7 @@ import Testing
                                   headers: [("Content-Type", form.contentType)], body: form.data)
         // The suite runs beside builds and other servers on two cores.
         request.timeout = .seconds(120)
+        request.stallTimeout = .seconds(120)
         let response = try await HTTPClient().send(request)
         return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
     }
