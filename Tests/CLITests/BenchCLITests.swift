@@ -97,7 +97,15 @@ import Testing
         // The first prompt has played; its results come within the 12 s pause before the second.
         let played = await Task.detached { watcher.wait(seconds: 120) }.value
         #expect(played, "\(watcher.text)")
-        try await Task.sleep(for: .seconds(6))
+        // Interrupt once the first prompt's segment has been through every
+        // stage: the session log gets its line then (a loaded machine can
+        // take seconds), within the 12 s pause.
+        let log = "\(output)/sessions/run-1/session.jsonl"
+        for _ in 0..<600 {
+            let lines = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if lines >= 1 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         process.interrupt()
         await Task.detached { process.waitUntilExit() }.value
         #expect(process.terminationStatus == 130, "\(watcher.text)")
