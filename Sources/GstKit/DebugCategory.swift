@@ -20,7 +20,7 @@ public final class DebugCategory: @unchecked Sendable {
         byFactory.value(for: factoryName) { DebugCategory(factoryName, description: description) }
     }
 
-    /// The levels elements log at, for `isEnabled` (GStreamer's numbering).
+    /// The levels elements log at (GStreamer's, with LOG called `verbose`).
     public enum Level: Sendable {
         case error, warning, info, debug, verbose, trace
         var gstLevel: GstDebugLevel {
@@ -38,31 +38,31 @@ public final class DebugCategory: @unchecked Sendable {
     /// Whether a line at `level` would be written: to skip building costly ones.
     public func isEnabled(_ level: Level) -> Bool { parley_debug_enabled(pointer, level.gstLevel) != 0 }
 
-    public func log(_ level: GstDebugLevel, _ message: @autoclosure () -> String,
+    public func log(_ level: Level, _ message: @autoclosure () -> String,
                     object: ElementHandle? = nil,
                     file: String = #fileID, function: String = #function, line: Int = #line) {
-        guard parley_debug_enabled(pointer, level) != 0 else { return }
+        guard isEnabled(level) else { return }
         let objectPointer = object.map { UnsafeMutableRawPointer($0.pointer).assumingMemoryBound(to: GObject.self) }
-        parley_debug_log(pointer, level, file, function, gint(line), objectPointer, message())
+        parley_debug_log(pointer, level.gstLevel, file, function, gint(line), objectPointer, message())
     }
 
     public func error(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
-        log(GST_LEVEL_ERROR, message(), object: object, file: file, function: function, line: line)
+        log(.error, message(), object: object, file: file, function: function, line: line)
     }
     public func warning(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
-        log(GST_LEVEL_WARNING, message(), object: object, file: file, function: function, line: line)
+        log(.warning, message(), object: object, file: file, function: function, line: line)
     }
     public func info(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
-        log(GST_LEVEL_INFO, message(), object: object, file: file, function: function, line: line)
+        log(.info, message(), object: object, file: file, function: function, line: line)
     }
     public func debug(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
-        log(GST_LEVEL_DEBUG, message(), object: object, file: file, function: function, line: line)
+        log(.debug, message(), object: object, file: file, function: function, line: line)
     }
     /// GST_LEVEL_LOG (6): what happens per buffer.
     public func verbose(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
-        log(GST_LEVEL_LOG, message(), object: object, file: file, function: function, line: line)
+        log(.verbose, message(), object: object, file: file, function: function, line: line)
     }
     public func trace(_ message: @autoclosure () -> String, object: ElementHandle? = nil, file: String = #fileID, function: String = #function, line: Int = #line) {
-        log(GST_LEVEL_TRACE, message(), object: object, file: file, function: function, line: line)
+        log(.trace, message(), object: object, file: file, function: function, line: line)
     }
 }

@@ -22,39 +22,49 @@ public enum AudioFileDecoder {
 
     /// Decodes the file at `path`. Blocks: call it off Swift's pool (`OffPool.run`).
     public static func decode(path: String, rate: Int, maxSeconds: Double = .infinity) throws(Failure) -> [Int16] {
+        let folder = try privateFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try decode(path: path, rate: rate, maxSeconds: maxSeconds, workingIn: folder)
+    }
+
+    /// Decodes `data` (an upload), kept meanwhile in a private temporary folder.
+    public static func decode(data: Data, rate: Int, maxSeconds: Double) throws(Failure) -> [Int16] {
+        let folder = try privateFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("upload")
+        do { try data.write(to: input) } catch {
+            throw .unreadable("cannot keep the upload: \(error.localizedDescription)")
+        }
+        return try decode(path: input.path, rate: rate, maxSeconds: maxSeconds, workingIn: folder)
+    }
+
+    /// A folder only this user can read (uploads may be private speech).
+    private static func privateFolder() throws(Failure) -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-decode-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .unreadable("cannot make a temporary folder: \(error.localizedDescription)")
         }
-        defer { try? FileManager.default.removeItem(at: folder) }
+        return folder
+    }
+
+    /// Decodes into a WAV in `folder`, then reads it back.
+    private static func decode(path: String, rate: Int, maxSeconds: Double, workingIn folder: URL) throws(Failure) -> [Int16] {
         let output = folder.appendingPathComponent("decoded.wav")
         let launch = "filesrc location=\(Pipeline.quoted(path)) ! decodebin ! audioconvert ! audioresample "
             + "! audio/x-raw,format=S16LE,channels=1,rate=\(rate) ! wavenc ! filesink location=\(Pipeline.quoted(output.path))"
         let limitBytes = maxSeconds.isFinite ? Int(maxSeconds * Double(rate)) * 2 + 44 : Int.max
-        let overLimit = playToEnd(launch, watching: output.path, limitBytes: limitBytes)
-        if case .failure(let failure) = overLimit { throw failure }
+        let stoppedEarly: Bool
+        switch playToEnd(launch, watching: output.path, limitBytes: limitBytes) {
+        case .success(let early): stoppedEarly = early
+        case .failure(let failure): throw failure
+        }
         guard let wav = try? Data(contentsOf: output), let samples = try? WAVDecoder.decode(wav, resampledTo: rate) else {
             throw .unreadable("decoding gave no audio")
         }
-        if case .success(true) = overLimit { throw .tooLong(maxSeconds: maxSeconds) }
-        guard Double(samples.count) <= maxSeconds * Double(rate) else { throw .tooLong(maxSeconds: maxSeconds) }
+        guard !stoppedEarly, Double(samples.count) <= maxSeconds * Double(rate) else { throw .tooLong(maxSeconds: maxSeconds) }
         return samples
-    }
-
-    /// Decodes `data` (an upload) through a private temporary file.
-    public static func decode(data: Data, rate: Int, maxSeconds: Double) throws(Failure) -> [Int16] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-upload-\(UUID().uuidString)")
-        let input = folder.appendingPathComponent("upload")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            try data.write(to: input)
-        } catch {
-            throw .unreadable("cannot keep the upload: \(error.localizedDescription)")
-        }
-        defer { try? FileManager.default.removeItem(at: folder) }
-        return try decode(path: input.path, rate: rate, maxSeconds: maxSeconds)
     }
 
     /// Plays a pipeline to its end on this thread; ends its input once the

@@ -11,7 +11,7 @@ public enum ElementDocs {
     /// One line per Parley element, as `gst-inspect-1.0` lists a plugin's
     /// features ("parley:  vadsegmenter: Voice activity segmenter"), then the total.
     public static func listing() -> String {
-        Parley.initialize()
+        // Static metadata: no need to start GStreamer.
         let lines = parleyElements.map { "parley:  \($0.metadata.factoryName): \($0.metadata.longName)" }
         return (lines + ["", "Total count: 1 plugin, \(lines.count) features"]).joined(separator: "\n")
     }

@@ -273,8 +273,13 @@ private final class Engine: @unchecked Sendable {
     }
 
     /// Host and port only: URLs may carry keys in their query.
-    private static func host(_ url: String) -> String {
-        guard let components = URLComponents(string: url), let host = components.host else { return "the server" }
+    private static func host(_ url: String) -> String { HTTPClient.hostAndPort(url) ?? "the server" }
+}
+
+extension HTTPClient {
+    /// "api.openai.com" or "127.0.0.1:8080": what messages and logs name a server by.
+    static func hostAndPort(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let host = components.host else { return nil }
         return components.port.map { "\(host):\($0)" } ?? host
     }
 }

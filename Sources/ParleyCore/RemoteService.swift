@@ -20,10 +20,7 @@ public struct RemoteService: Sendable {
     }
 
     /// Host (and port, when the URL gives one): what messages name the server by.
-    public var host: String {
-        guard let components = URLComponents(string: baseURL), let host = components.host else { return baseURL }
-        return components.port.map { "\(host):\($0)" } ?? host
-    }
+    public var host: String { HTTPClient.hostAndPort(baseURL) ?? baseURL }
     /// The base URL without a trailing slash, to append paths to.
     public var root: String { baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
 

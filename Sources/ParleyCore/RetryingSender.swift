@@ -54,7 +54,7 @@ public struct RetryingSender: Sendable {
 
     /// "POST api.openai.com/v1/audio/transcriptions": no scheme, query or fragment.
     static func describe(_ request: HTTPRequest) -> String {
-        guard let components = URLComponents(string: request.url), let host = components.host else { return request.method }
-        return "\(request.method) \(host)\(components.port.map { ":\($0)" } ?? "")\(components.path)"
+        guard let host = HTTPClient.hostAndPort(request.url), let components = URLComponents(string: request.url) else { return request.method }
+        return "\(request.method) \(host)\(components.path)"
     }
 }

@@ -196,26 +196,25 @@ struct TranscriptionHandler: Sendable {
         let tooLong = Self.error(.badRequest, "The audio is longer than \(Int(configuration.maxAudioSeconds)) s, the longest accepted.",
                                  type: "invalid_request_error", param: "file")
         let formats = "send one of flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm"
-        if !file.data.starts(with: Data("fLaC".utf8)) && !file.data.starts(with: Data("RIFF".utf8)) {
+        let named = "file '\(file.filename ?? "")'"
+        let isFLAC = file.data.starts(with: Data("fLaC".utf8))
+        if isFLAC || file.data.starts(with: Data("RIFF".utf8)) {
+            do {
+                audio = isFLAC ? try FLACCodec.decode(file.data, maxSeconds: configuration.maxAudioSeconds) : try WAVDecoder.decode(file.data)
+            } catch FLACCodec.CodecError.tooLong {
+                return tooLong
+            } catch {
+                return Self.error(.unsupportedMediaType, "\(error) (\(named)); \(formats)", type: "invalid_request_error", param: "file")
+            }
+        } else {
             guard let decodeOther = configuration.decodeOther else {
-                return Self.error(.unsupportedMediaType, "Only WAV and FLAC are read here (file '\(file.filename ?? "")')",
-                                  type: "invalid_request_error", param: "file")
+                return Self.error(.unsupportedMediaType, "Only WAV and FLAC are read here (\(named))", type: "invalid_request_error", param: "file")
             }
             switch await decodeOther(file.data, configuration.maxAudioSeconds) {
             case .audio(let samples): audio = (samples, UploadDecoding.rate)
             case .tooLong: return tooLong
             case .unreadable(let reason):
-                return Self.error(.unsupportedMediaType, "The file could not be decoded (\(reason)) (file '\(file.filename ?? "")'); \(formats)",
-                                  type: "invalid_request_error", param: "file")
-            }
-        } else {
-            do {
-                audio = file.data.starts(with: Data("fLaC".utf8))
-                    ? try FLACCodec.decode(file.data, maxSeconds: configuration.maxAudioSeconds) : try WAVDecoder.decode(file.data)
-            } catch FLACCodec.CodecError.tooLong {
-                return tooLong
-            } catch {
-                return Self.error(.unsupportedMediaType, "\(error) (file '\(file.filename ?? "")'); \(formats)",
+                return Self.error(.unsupportedMediaType, "The file could not be decoded (\(reason)) (\(named)); \(formats)",
                                   type: "invalid_request_error", param: "file")
             }
         }

@@ -278,7 +278,8 @@ public final class AsyncStage: @unchecked Sendable {
     /// settings (`max-in-flight`, `max-pending`, `queue-policy`) and the
     /// result counters; nil for the element's own properties.
     public func commonProperty(_ name: String, queue: Queue.Configuration, counters: ResultCounters) -> PropertyValue? {
-        statisticsProperty(name) ?? QueueProperties.property(name, of: queue) ?? counters.property(name)
+        if name == "latency" { return latencyProperty }
+        return statisticsProperty(name) ?? QueueProperties.property(name, of: queue) ?? counters.property(name)
     }
 
     /// The `latency` property, for elements that have no queue properties.
@@ -286,7 +287,6 @@ public final class AsyncStage: @unchecked Sendable {
 
     /// Reads one of `QueueProperties`' read-only figures.
     public func statisticsProperty(_ name: String) -> PropertyValue? {
-        if name == "latency" { return latencyProperty }
         let stats = statistics
         switch name {
         case "queue-depth": return .int(stats.depth)

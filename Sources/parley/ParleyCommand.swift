@@ -36,7 +36,6 @@ struct ParleyCommand: AsyncParsableCommand {
 
 /// Exit statuses: the table README and `parley --help` show.
 enum ExitStatus {
-    static let done: Int32 = 0
     static let failed: Int32 = 1
     static let invalidInput: Int32 = 2
     static let aborted: Int32 = 130
