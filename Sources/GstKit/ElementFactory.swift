@@ -44,8 +44,12 @@ public final class ElementFactory: @unchecked Sendable {
     public var elementDescription: String? { metadata(GST_ELEMENT_METADATA_DESCRIPTION) }
 
     /// A new element of this factory (reference owned, not floating).
-    public func makeElement() -> Element? {
-        guard let element = gst_element_factory_create(pointer, nil) else { return nil }
+    /// A new element. Without `name` GStreamer numbers it (`vadsegmenter0`);
+    /// an element made only to be looked at (its properties, its pads)
+    /// should be named, so it does not use up a number the pipeline's
+    /// elements would have had.
+    public func makeElement(named name: String? = nil) -> Element? {
+        guard let element = gst_element_factory_create(pointer, name) else { return nil }
         gst_object_ref_sink(UnsafeMutableRawPointer(element))
         return Element(taking: element)
     }

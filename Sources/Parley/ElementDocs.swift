@@ -19,7 +19,7 @@ public enum ElementDocs {
     /// The page for factory `name` (any GStreamer element), or nil if no such element exists.
     public static func page(for name: String) -> String? {
         Parley.initialize()
-        guard let factory = ElementFactory(named: name), let element = factory.makeElement() else { return nil }
+        guard let factory = ElementFactory(named: name), let element = factory.makeElement(named: "parley-inspect") else { return nil }
         var lines: [String] = []
         lines.append("\(name): \(factory.longName ?? name)")
         lines.append("  Klass          \(factory.klass ?? "")")

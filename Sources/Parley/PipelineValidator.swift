@@ -76,7 +76,7 @@ public struct PipelineValidator {
                 skippingProperties = true
                 continue
             }
-            guard let element = factory.makeElement() else {
+            guard let element = factory.makeElement(named: "parley-validate") else {
                 errors.append(file.error(.unknownElement, at: token.position, "element \"\(text)\" could not be created"))
                 current = nil
                 continue

@@ -136,7 +136,8 @@ import Testing
         #expect(!last.contains("audio 0.0s"), "the position moved: \(last)")
         // The banner first, then what the elements say, then results.
         let banner = try #require(lines.firstIndex { $0.hasPrefix("running ") })
-        let provider = try #require(lines.firstIndex { $0.contains("provider local (pocketsphinx)") })
+        // Named as gst-launch-1.0 names it: validating the file made no cloudstt0 of its own.
+        let provider = try #require(lines.firstIndex { $0.contains("cloudstt0: provider local (pocketsphinx)") })
         let firstSegment = try #require(lines.firstIndex { $0.hasPrefix("segment 0") })
         #expect(banner < provider && provider < firstSegment, "\(lines)")
     }
