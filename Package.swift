@@ -14,12 +14,6 @@ let providers: [String: [Target.Dependency]] = [
     "CloudTTS": [.target(name: "EspeakEngine")],
 ]
 
-/// The speech detector runs a network per 10 ms frame on SIMD types, which an
-/// unoptimised build makes ~10x slower: debug builds (the README's) optimise it too.
-let optimizedEvenInDebug: [String: [SwiftSetting]] = [
-    "VADSegmenter": [.unsafeFlags(["-O"], .when(configuration: .debug)), .unsafeFlags(["-Ounchecked"], .when(configuration: .release))],
-]
-
 let package = Package(
     name: "parley",
     platforms: [.macOS(.v15)],
@@ -107,8 +101,7 @@ let package = Package(
             dependencies: ["Parley", "GstKit", "ParleySpeech", "ParleyCore", "EspeakEngine", "WhisperEngine", "ParleyTestSupport"],
             path: "Tests/ParleyTests"),
     ] + elementTargets.map {
-        .target(name: $0, dependencies: ["GstKit", "ParleySpeech", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)",
-                swiftSettings: optimizedEvenInDebug[$0] ?? [])
+        .target(name: $0, dependencies: ["GstKit", "ParleySpeech", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")
     },
     swiftLanguageModes: [.v6]
 )

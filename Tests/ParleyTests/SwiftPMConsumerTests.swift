@@ -1,24 +1,31 @@
 import Foundation
+import ParleyCore
 import ParleyTestSupport
 import Testing
 
 /// Parley as a Swift package dependency, as README shows it: a throw-away
-/// package depends on this one by path (the form SwiftPM accepts while the
-/// VAD target keeps its unsafeFlags), registers an element of its own
-/// with `Parley.register` and runs it next to Parley's in one pipeline.
+/// package depends on this one as a versioned (URL) dependency, the form
+/// SwiftPM refuses for packages with unsafe flags, registers an element of
+/// its own with `Parley.register` and runs it next to Parley's in one
+/// pipeline. The URL is a `file://` git repository holding a snapshot of
+/// this working tree, tagged `v` + `Release.version` as releases are.
 @Suite struct SwiftPMConsumerTests {
     @Test func aPackageThatDependsOnParleyBuildsAndRunsAPipeline() async throws {
         let root = TestSupport.packageRoot
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains(#".product(name: "Parley", package: "parley"),"#))
         #expect(readme.contains(#".product(name: "GstKit", package: "parley"),"#))
+        #expect(readme.contains(#".package(url: "\#(Release.homepage)", from: "\#(Release.version)"),"#))
 
-        let consumer = TestSupport.temporaryFolder().appendingPathComponent("consumer")
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(!manifest.contains("unsafeFlags"), "SwiftPM refuses unsafeFlags in a versioned dependency")
+
+        let folder = TestSupport.temporaryFolder()
+        let snapshot = try await Self.taggedSnapshot(of: root, in: folder.appendingPathComponent("parley"))
+        let consumer = folder.appendingPathComponent("consumer")
         let sources = consumer.appendingPathComponent("Sources/consumer")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        // A path dependency's identity is its folder's name.
-        let identity = root.lastPathComponent.lowercased()
-        try Self.manifest(dependingOn: root.path, identity: identity)
+        try Self.manifest(url: "file://" + snapshot.path, version: Self.version)
             .write(to: consumer.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         try Self.program.write(to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
         // One job: the rest of the suite keeps the other core.
@@ -31,7 +38,32 @@ import Testing
         #expect(run.stdout.hasPrefix("segments 3, buffers "), "\(run.stdout)")
     }
 
-    static func manifest(dependingOn path: String, identity: String) -> String {
+    /// The release README's snippet names; the snapshot is tagged with it.
+    static let version = Release.version
+
+    /// The working tree's files (tracked and untracked, not ignored) committed
+    /// to a new repository and tagged, so the test sees uncommitted work too.
+    static func taggedSnapshot(of root: URL, in snapshot: URL) async throws -> URL {
+        let listing = try await TestSupport.run("/usr/bin/git", ["-C", root.path, "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        #expect(listing.status == 0, "\(listing.stderr)")
+        let files = FileManager.default
+        for path in listing.stdout.split(separator: "\0").map(String.init) {
+            let source = root.appendingPathComponent(path)
+            guard files.fileExists(atPath: source.path) else { continue }  // deleted, not yet staged
+            let target = snapshot.appendingPathComponent(path)
+            try files.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try files.copyItem(at: source, to: target)
+        }
+        let identity = ["GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@localhost", "GIT_COMMITTER_NAME=test",
+                        "GIT_COMMITTER_EMAIL=test@localhost"]
+        for command in [["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"], ["tag", "v" + version]] {
+            let git = try await TestSupport.run("/usr/bin/env", identity + ["git", "-C", snapshot.path] + command)
+            #expect(git.status == 0, "git \(command): \(git.stderr)")
+        }
+        return snapshot
+    }
+
+    static func manifest(url: String, version: String) -> String {
         """
         // swift-tools-version: 6.0
         import PackageDescription
@@ -39,11 +71,11 @@ import Testing
         let package = Package(
             name: "consumer",
             platforms: [.macOS(.v15)],
-            dependencies: [.package(path: "\(path)")],
+            dependencies: [.package(url: "\(url)", from: "\(version)")],
             targets: [
                 .executableTarget(name: "consumer", dependencies: [
-                    .product(name: "Parley", package: "\(identity)"),
-                    .product(name: "GstKit", package: "\(identity)"),
+                    .product(name: "Parley", package: "parley"),
+                    .product(name: "GstKit", package: "parley"),
                 ]),
             ],
             swiftLanguageModes: [.v6]

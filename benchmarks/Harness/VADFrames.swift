@@ -51,7 +51,7 @@ enum VADFeatures {
             var offset = 0
             while offset + hop <= all.count {
                 features.update(with: UnsafeBufferPointer(rebasing: all[offset..<(offset + hop)]))
-                rows += features.values
+                features.withValues { rows += $0 }
                 offset += hop
             }
         }

@@ -2,16 +2,21 @@ import Foundation
 
 /// Power spectra of real frames: an N-point real FFT done as an N/2-point
 /// complex FFT of the even and odd samples, then split, which halves the work
-/// of a plain complex FFT. Radix 2, tables and scratch made once.
+/// of a plain complex FFT. Radix 2, tables made once.
+///
+/// Plain scalar loops over raw pointers, no SIMD types: the package builds
+/// its library targets with the consumer's optimisation level (no unsafe
+/// flags), and at -Onone every SIMD operation is a function call while a
+/// pointer subscript is inlined. Optimised builds vectorise these loops
+/// themselves.
 struct RealFFT {
     let size: Int
     private let half: Int
-    /// e^{-2πik/N} for k in 0...N/2: the split's twiddles; every other one is the half-size FFT's.
+    /// e^{-2πik/N} for k in 0...N/2: the split's twiddles.
     private let cosines: [Float]
     private let sines: [Float]
     private let reversed: [Int]
-    /// Each stage's twiddles side by side (stage of span h: h cosines, then h
-    /// sines), so the wide stages load eight at a time.
+    /// Each stage's twiddles side by side (stage of span h: h cosines, then h sines).
     private let stageTwiddles: [Float]
 
     init(size: Int) {
@@ -47,92 +52,90 @@ struct RealFFT {
         }
     }
 
-    /// |X[k]|² for k in 0...size/2 of the windowed signal.
-    func powerSpectrum(of signal: [Float], window: [Float], into power: inout [Float], scratch: inout Scratch) {
+    /// |X[k]|² for k in 0...size/2 of the windowed signal (`size` samples).
+    func powerSpectrum(of signal: UnsafePointer<Float>, window: UnsafePointer<Float>,
+                       into power: UnsafeMutablePointer<Float>, scratch: inout Scratch) {
         let half = self.half
-        scratch.re.withUnsafeMutableBufferPointer { re in
-            scratch.im.withUnsafeMutableBufferPointer { im in
-                cosines.withUnsafeBufferPointer { cosines in
-                    sines.withUnsafeBufferPointer { sines in
+        scratch.re.withUnsafeMutableBufferPointer { reBuffer in
+            scratch.im.withUnsafeMutableBufferPointer { imBuffer in
+                reversed.withUnsafeBufferPointer { reversedBuffer in
+                    stageTwiddles.withUnsafeBufferPointer { twiddles in
+                        let re = reBuffer.baseAddress!, im = imBuffer.baseAddress!
                         // z[n] = x[2n] + i·x[2n+1], in bit-reversed order.
-                        for index in 0..<half {
+                        let reversed = reversedBuffer.baseAddress!
+                        var index = 0
+                        while index < half {
                             let target = reversed[index]
                             re[target] = signal[2 * index] * window[2 * index]
                             im[target] = signal[2 * index + 1] * window[2 * index + 1]
+                            index += 1
                         }
-                        var length = 2, twiddleOffset = 0
-                        stageTwiddles.withUnsafeBufferPointer { twiddles in
-                            while length <= half {
-                                let span = length / 2
-                                let c = twiddles.baseAddress! + twiddleOffset, s = c + span
-                                var start = 0
-                                while start < half {
-                                    var k = 0
-                                    // Eight butterflies at once where the stage is wide enough (four
-                                    // below): the same operations in the same order as the scalar loop.
-                                    // Written out for SIMD8 and SIMD4: a generic version was not
-                                    // specialised and doubled the FFT's cost.
-                                    while k + 8 <= span {
-                                        let a = start + k, b = a + span
-                                        let cs = UnsafeRawPointer(c + k).loadUnaligned(as: SIMD8<Float>.self)
-                                        let sn = UnsafeRawPointer(s + k).loadUnaligned(as: SIMD8<Float>.self)
-                                        let rb = UnsafeRawPointer(re.baseAddress! + b).loadUnaligned(as: SIMD8<Float>.self)
-                                        let ib = UnsafeRawPointer(im.baseAddress! + b).loadUnaligned(as: SIMD8<Float>.self)
-                                        let ra = UnsafeRawPointer(re.baseAddress! + a).loadUnaligned(as: SIMD8<Float>.self)
-                                        let ia = UnsafeRawPointer(im.baseAddress! + a).loadUnaligned(as: SIMD8<Float>.self)
-                                        let tr = rb * cs - ib * sn, ti = rb * sn + ib * cs
-                                        UnsafeMutableRawPointer(re.baseAddress! + b).storeBytes(of: ra - tr, as: SIMD8<Float>.self)
-                                        UnsafeMutableRawPointer(im.baseAddress! + b).storeBytes(of: ia - ti, as: SIMD8<Float>.self)
-                                        UnsafeMutableRawPointer(re.baseAddress! + a).storeBytes(of: ra + tr, as: SIMD8<Float>.self)
-                                        UnsafeMutableRawPointer(im.baseAddress! + a).storeBytes(of: ia + ti, as: SIMD8<Float>.self)
-                                        k += 8
-                                    }
-                                    if span == 4 {
-                                        let a = start, b = a + 4
-                                        let cs = UnsafeRawPointer(c).loadUnaligned(as: SIMD4<Float>.self)
-                                        let sn = UnsafeRawPointer(s).loadUnaligned(as: SIMD4<Float>.self)
-                                        let rb = UnsafeRawPointer(re.baseAddress! + b).loadUnaligned(as: SIMD4<Float>.self)
-                                        let ib = UnsafeRawPointer(im.baseAddress! + b).loadUnaligned(as: SIMD4<Float>.self)
-                                        let ra = UnsafeRawPointer(re.baseAddress! + a).loadUnaligned(as: SIMD4<Float>.self)
-                                        let ia = UnsafeRawPointer(im.baseAddress! + a).loadUnaligned(as: SIMD4<Float>.self)
-                                        let tr = rb * cs - ib * sn, ti = rb * sn + ib * cs
-                                        UnsafeMutableRawPointer(re.baseAddress! + b).storeBytes(of: ra - tr, as: SIMD4<Float>.self)
-                                        UnsafeMutableRawPointer(im.baseAddress! + b).storeBytes(of: ia - ti, as: SIMD4<Float>.self)
-                                        UnsafeMutableRawPointer(re.baseAddress! + a).storeBytes(of: ra + tr, as: SIMD4<Float>.self)
-                                        UnsafeMutableRawPointer(im.baseAddress! + a).storeBytes(of: ia + ti, as: SIMD4<Float>.self)
-                                        k = 4
-                                    } else if span == 1 {
-                                        // The twiddle is exactly 1: no products needed, the same result.
-                                        let a = start, b = a + 1
-                                        let tr = re[b], ti = im[b]
-                                        re[b] = re[a] - tr; im[b] = im[a] - ti
-                                        re[a] += tr; im[a] += ti
-                                        k = 1
-                                    }
-                                    while k < span {
-                                        let a = start + k, b = a + span
-                                        let tr = re[b] * c[k] - im[b] * s[k], ti = re[b] * s[k] + im[b] * c[k]
-                                        re[b] = re[a] - tr; im[b] = im[a] - ti
-                                        re[a] += tr; im[a] += ti
-                                        k += 1
-                                    }
-                                    start += length
-                                }
-                                twiddleOffset += 2 * span
-                                length *= 2
-                            }
-                        }
-                        // Split Z into the spectra of the even (E) and odd (O) samples: X = E + W^k·O.
-                        for k in 0...half {
-                            let k1 = k == half ? 0 : k, k2 = k == 0 || k == half ? 0 : half - k
-                            let zr = re[k1], zi = im[k1], cr = re[k2], ci = -im[k2]
-                            let er = (zr + cr) / 2, ei = (zi + ci) / 2
-                            let or = (zi - ci) / 2, oi = -(zr - cr) / 2
-                            let xr = er + cosines[k] * or - sines[k] * oi
-                            let xi = ei + cosines[k] * oi + sines[k] * or
-                            power[k] = xr * xr + xi * xi
-                        }
+                        Self.butterflies(re: re, im: im, count: half, twiddles: twiddles.baseAddress!)
                     }
+                }
+                cosines.withUnsafeBufferPointer { cosines in
+                    sines.withUnsafeBufferPointer { sines in
+                        Self.split(re: reBuffer.baseAddress!, im: imBuffer.baseAddress!, half: half,
+                                   cosines: cosines.baseAddress!, sines: sines.baseAddress!, into: power)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The in-place radix-2 stages over bit-reversed input.
+    private static func butterflies(re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>,
+                                    count: Int, twiddles: UnsafePointer<Float>) {
+        var length = 2
+        var c = twiddles
+        while length <= count {
+            let span = length / 2
+            let s = c + span
+            var start = 0
+            while start < count {
+                let ra = re + start, ia = im + start, rb = ra + span, ib = ia + span
+                var k = 0
+                while k < span {
+                    let tr = rb[k] * c[k] - ib[k] * s[k], ti = rb[k] * s[k] + ib[k] * c[k]
+                    rb[k] = ra[k] - tr
+                    ib[k] = ia[k] - ti
+                    ra[k] += tr
+                    ia[k] += ti
+                    k += 1
+                }
+                start += length
+            }
+            c += 2 * span
+            length *= 2
+        }
+    }
+
+    /// Splits Z into the spectra of the even (E) and odd (O) samples: X = E + W^k·O.
+    private static func split(re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>, half: Int,
+                              cosines: UnsafePointer<Float>, sines: UnsafePointer<Float>,
+                              into power: UnsafeMutablePointer<Float>) {
+        var k = 0
+        while k <= half {
+            let k1 = k == half ? 0 : k, k2 = k == 0 || k == half ? 0 : half - k
+            let zr = re[k1], zi = im[k1], cr = re[k2], ci = -im[k2]
+            let er = (zr + cr) / 2, ei = (zi + ci) / 2
+            let or = (zi - ci) / 2, oi = -(zr - cr) / 2
+            let xr = er + cosines[k] * or - sines[k] * oi
+            let xi = ei + cosines[k] * oi + sines[k] * or
+            power[k] = xr * xr + xi * xi
+            k += 1
+        }
+    }
+}
+
+extension RealFFT {
+    /// The same on arrays (`signal` and `window` of `size`, `power` of `size / 2 + 1`).
+    func powerSpectrum(of signal: [Float], window: [Float], into power: inout [Float], scratch: inout Scratch) {
+        precondition(signal.count >= size && window.count >= size && power.count > size / 2)
+        signal.withUnsafeBufferPointer { signal in
+            window.withUnsafeBufferPointer { window in
+                power.withUnsafeMutableBufferPointer { power in
+                    powerSpectrum(of: signal.baseAddress!, window: window.baseAddress!, into: power.baseAddress!, scratch: &scratch)
                 }
             }
         }

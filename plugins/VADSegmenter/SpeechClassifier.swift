@@ -20,26 +20,24 @@ public struct SpeechClassifier: SpeechDetector {
 
     public mutating func probability(of frame: UnsafeBufferPointer<Int16>) -> Float {
         features.update(with: frame)
-        let network = Network.shared
-        let logit = features.values.withUnsafeBufferPointer { values in
-            network.evaluate(values, input: scratch.input, output: scratch.output)
+        let network = Network.shared, scratch = self.scratch
+        let logit = features.withValues { values in
+            network.evaluate(values.baseAddress!, input: scratch.input, output: scratch.output)
         }
         smoothedLogit = Self.smoothing * smoothedLogit + (1 - Self.smoothing) * logit
         return 1 / (1 + exp(-smoothedLogit))
     }
 
-    /// Two activation buffers, swapped layer by layer; a class so the struct
-    /// stays cheap to copy and the memory is freed once.
+    /// Two activation buffers, swapped layer by layer. Pure scratch (written
+    /// before it is read on every frame), so copies of the struct may share it.
     final class Scratch {
-        let input: UnsafeMutablePointer<SIMD8<Float>>
-        let output: UnsafeMutablePointer<SIMD8<Float>>
-        let chunks: Int
+        let input: UnsafeMutablePointer<Float>
+        let output: UnsafeMutablePointer<Float>
         init(widest: Int) {
-            chunks = (widest + 7) / 8
-            input = .allocate(capacity: chunks)
-            output = .allocate(capacity: chunks)
-            input.initialize(repeating: .zero, count: chunks)
-            output.initialize(repeating: .zero, count: chunks)
+            input = .allocate(capacity: widest)
+            output = .allocate(capacity: widest)
+            input.initialize(repeating: 0, count: widest)
+            output.initialize(repeating: 0, count: widest)
         }
         deinit {
             input.deallocate()
@@ -48,23 +46,24 @@ public struct SpeechClassifier: SpeechDetector {
     }
 }
 
-/// The trained weights laid out for SIMD, once per process: for each input,
-/// its weights to all outputs side by side (outputs padded to a multiple of
-/// 8), so a layer is `outputs += column × input` over its inputs, eight
-/// outputs at a time.
-// @unchecked: the buffers are written once, in init, and only read after.
+/// The trained weights, once per process, laid out input-major: for each
+/// input, its weights to all outputs side by side, so a layer is
+/// `outputs += column × input` over its inputs. The inner loop runs over
+/// contiguous outputs: inlined pointer arithmetic at -Onone, vectorised
+/// by the optimiser.
+// @unchecked: the memory is written once, in init, and only read after.
 final class Network: @unchecked Sendable {
     static let shared = Network()
 
     private struct Layer {
         var inputs: Int
-        var chunks: Int
+        var outputs: Int
         var columns: Int  // offset of the first column in `storage`
         var biases: Int   // offset of the biases in `storage`
     }
 
     private let layers: [Layer]
-    private let storage: UnsafeMutablePointer<SIMD8<Float>>
+    private let storage: UnsafeMutablePointer<Float>
     private let mean: UnsafeMutablePointer<Float>
     private let scale: UnsafeMutablePointer<Float>
     private let inputs: Int
@@ -74,18 +73,19 @@ final class Network: @unchecked Sendable {
         let trained = [(W.weights0, W.biases0), (W.weights1, W.biases1), (W.weights2, W.biases2)]
         var layers: [Layer] = [], offset = 0
         for (weights, biases) in trained {
-            let chunks = (biases.count + 7) / 8, inputs = weights.count / biases.count
-            layers.append(Layer(inputs: inputs, chunks: chunks, columns: offset, biases: offset + inputs * chunks))
-            offset += (inputs + 1) * chunks
+            let outputs = biases.count, inputs = weights.count / outputs
+            layers.append(Layer(inputs: inputs, outputs: outputs, columns: offset, biases: offset + inputs * outputs))
+            offset += (inputs + 1) * outputs
         }
         storage = .allocate(capacity: offset)
-        storage.initialize(repeating: .zero, count: offset)
+        storage.initialize(repeating: 0, count: offset)
         for (layer, (weights, biases)) in zip(layers, trained) {
-            for output in 0..<biases.count {
+            for output in 0..<layer.outputs {
+                // Trained row-major by output unit.
                 for input in 0..<layer.inputs {
-                    storage[layer.columns + input * layer.chunks + output / 8][output % 8] = weights[output * layer.inputs + input]
+                    storage[layer.columns + input * layer.outputs + output] = weights[output * layer.inputs + input]
                 }
-                storage[layer.biases + output / 8][output % 8] = biases[output]
+                storage[layer.biases + output] = biases[output]
             }
         }
         self.layers = layers
@@ -97,54 +97,48 @@ final class Network: @unchecked Sendable {
     }
 
     /// The output logit for one frame's features.
-    func evaluate(_ values: UnsafeBufferPointer<Float>, input: UnsafeMutablePointer<SIMD8<Float>>,
-                  output: UnsafeMutablePointer<SIMD8<Float>>) -> Float {
-        var x = UnsafeMutableRawPointer(input).assumingMemoryBound(to: Float.self)
-        for index in 0..<inputs { x[index] = (values[index] - mean[index]) * scale[index] }
-        var (from, to) = (input, output)
-        for (number, layer) in layers.enumerated() {
-            x = UnsafeMutableRawPointer(from).assumingMemoryBound(to: Float.self)
-            let column = storage + layer.columns
-            if layer.chunks == 4 {
-                // 32 outputs stay in registers across the whole input loop.
-                let biases = storage + layer.biases
-                var a = biases[0], b = biases[1], c = biases[2], d = biases[3]
-                var weights = column
-                for index in 0..<layer.inputs {
-                    let value = SIMD8<Float>(repeating: x[index])
-                    a += weights[0] * value
-                    b += weights[1] * value
-                    c += weights[2] * value
-                    d += weights[3] * value
-                    weights += 4
-                }
-                to[0] = a; to[1] = b; to[2] = c; to[3] = d
-            } else if layer.chunks <= 2 {
-                let biases = storage + layer.biases
-                var a = biases[0], b = layer.chunks > 1 ? biases[1] : .zero
-                var weights = column
-                for index in 0..<layer.inputs {
-                    let value = SIMD8<Float>(repeating: x[index])
-                    a += weights[0] * value
-                    if layer.chunks > 1 { b += weights[1] * value }
-                    weights += layer.chunks
-                }
-                to[0] = a
-                if layer.chunks > 1 { to[1] = b }
-            } else {
-                for chunk in 0..<layer.chunks { to[chunk] = storage[layer.biases + chunk] }
-                var weights = column
-                for index in 0..<layer.inputs {
-                    let value = SIMD8<Float>(repeating: x[index])
-                    for chunk in 0..<layer.chunks { to[chunk] += weights[chunk] * value }
-                    weights += layer.chunks
-                }
-            }
-            if number < layers.count - 1 {
-                for chunk in 0..<layer.chunks { to[chunk] = pointwiseMax(to[chunk], .zero) }
-            }
-            swap(&from, &to)
+    func evaluate(_ values: UnsafePointer<Float>, input: UnsafeMutablePointer<Float>,
+                  output: UnsafeMutablePointer<Float>) -> Float {
+        var index = 0
+        while index < inputs {
+            input[index] = (values[index] - mean[index]) * scale[index]
+            index += 1
         }
-        return from[0][0]
+        var (from, to) = (input, output)
+        let last = layers.count - 1
+        layers.withUnsafeBufferPointer { layers in
+            for number in 0...last {
+                let layer = layers[number]
+                Self.affine(from, to, inputs: layer.inputs, outputs: layer.outputs,
+                            columns: storage + layer.columns, biases: storage + layer.biases)
+                if number < last {
+                    var unit = 0
+                    while unit < layer.outputs {
+                        to[unit] = max(to[unit], 0)
+                        unit += 1
+                    }
+                }
+                swap(&from, &to)
+            }
+        }
+        return from[0]
+    }
+
+    /// `y = b + Wᵀx` with W stored input-major.
+    private static func affine(_ x: UnsafeMutablePointer<Float>, _ y: UnsafeMutablePointer<Float>, inputs: Int, outputs: Int,
+                               columns: UnsafeMutablePointer<Float>, biases: UnsafeMutablePointer<Float>) {
+        y.update(from: biases, count: outputs)
+        var column = columns
+        var index = 0
+        while index < inputs {
+            let value = x[index]
+            var unit = 0
+            while unit < outputs {
+                y[unit] += column[unit] * value
+                unit += 1
+            }
+            column += outputs
+            index += 1
+        }
     }
 }

@@ -16,155 +16,162 @@ import Foundation
 /// `benchmarks/vad/train` computes these same features (through
 /// `parley-bench vad-features`) to train the classifier, so any change here
 /// means training again.
+///
+/// All per-stream memory is one `FrameMemory` allocation walked with raw
+/// pointers in plain loops: library targets are built at the consumer's
+/// optimisation level, and at -Onone array and SIMD accessors are calls
+/// while pointer subscripts are inlined. The struct copies its memory on
+/// write, so it keeps value semantics.
 public struct SpeechFeatures {
     public static let bandCount = 15
     static let summaryCount = 8
     static let historyTaps = 16, historyStride = 2
     public static let count = 2 * bandCount + summaryCount * historyTaps
-
-    private let hop: Int
-    private let fft: RealFFT
-    private let window: [Float]
-    private var history: [Float]
-    private let bands: [Range<Int>]
-    private var spectrum: [Float]
-    private var scratch: RealFFT.Scratch
-    private var energies: [Float]
-    private var magnitudes: [Float]
-    private var logLevels: [Float]
-    private var previousLogLevels: [Float]
-    private var noise: NoiseFloor
-    /// Summaries of past frames, newest at `summaryHead`.
-    private var summaries: [Float]
-    private var summaryHead = 0
     private static let ringFrames = historyTaps * historyStride
 
-    /// The last frame's features.
-    public private(set) var values: [Float]
+    private let fft: RealFFT
+    private var scratch: RealFFT.Scratch
+    private let layout: Layout
+    private var memory: FrameMemory
+    /// First and end bin of each band.
+    private let bandBins: [Int]
+    private var noise: NoiseFloor
+    /// The ring slot of the newest summaries.
+    private var summaryHead = 0
+
+    /// Where each array lives in `memory`.
+    private struct Layout {
+        var history = 0, window = 0, spectrum = 0, energies = 0, magnitudes = 0
+        var logLevels = 0, previousLogLevels = 0, summaries = 0, values = 0, noise = 0
+        var total = 0
+
+        init(size: Int, magnitudes magnitudeCount: Int) {
+            func take(_ count: Int) -> Int { defer { total += count }; return total }
+            history = take(size)
+            window = take(size)
+            spectrum = take(size / 2 + 1)
+            energies = take(SpeechFeatures.bandCount)
+            magnitudes = take(magnitudeCount)
+            logLevels = take(SpeechFeatures.bandCount)
+            previousLogLevels = take(SpeechFeatures.bandCount)
+            summaries = take(SpeechFeatures.ringFrames * SpeechFeatures.summaryCount)
+            values = take(SpeechFeatures.count)
+            noise = take(NoiseFloor.floatCount(bands: SpeechFeatures.bandCount))
+        }
+    }
 
     public init(rate: Int) {
-        hop = rate / 100
+        let hop = rate / 100
         var size = 1
         while size < hop * 8 / 5 { size *= 2 }
         fft = RealFFT(size: size)
-        window = (0..<size).map { 0.5 - 0.5 * cos(2 * Float.pi * Float($0) / Float(size)) }
-        history = [Float](repeating: 0, count: size)
-        spectrum = [Float](repeating: 0, count: size / 2 + 1)
         scratch = RealFFT.Scratch(size: size)
         let binHz = Float(rate) / Float(size)
-        bands = (0..<Self.bandCount).map { index in
+        var bandBins: [Int] = []
+        for index in 0..<Self.bandCount {
             let low = 150 + Float(index) * 250
             let from = Int((low / binHz).rounded())
-            return from..<max(from + 1, Int(((low + 250) / binHz).rounded()))
+            bandBins += [from, max(from + 1, Int(((low + 250) / binHz).rounded()))]
         }
-        energies = [Float](repeating: 0, count: Self.bandCount)
-        magnitudes = [Float](repeating: 0, count: bands.last!.upperBound)
-        logLevels = [Float](repeating: 0, count: Self.bandCount)
-        previousLogLevels = logLevels
-        noise = NoiseFloor(bands: Self.bandCount)
-        summaries = [Float](repeating: 0, count: Self.ringFrames * Self.summaryCount)
-        values = [Float](repeating: 0, count: Self.count)
+        self.bandBins = bandBins
+        layout = Layout(size: size, magnitudes: bandBins.last!)
+        memory = FrameMemory(count: layout.total)
+        for index in 0..<size { memory.base[layout.window + index] = 0.5 - 0.5 * cos(2 * Float.pi * Float(index) / Float(size)) }
+        noise = NoiseFloor(bands: Self.bandCount, memory: memory.base + layout.noise)
     }
 
-    /// Computes the features of one frame (normally 10 ms) into `values`.
+    /// The last frame's features (`count` values).
+    public var values: [Float] { withValues { Array($0) } }
+
+    /// The last frame's features, without a copy.
+    public func withValues<Result>(_ body: (UnsafeBufferPointer<Float>) -> Result) -> Result {
+        body(UnsafeBufferPointer(start: memory.base + layout.values, count: Self.count))
+    }
+
+    /// Computes the features of one frame (normally 10 ms).
     public mutating func update(with frame: UnsafeBufferPointer<Int16>) {
-        slide(frame)
-        fft.powerSpectrum(of: history, window: window, into: &spectrum, scratch: &scratch)
+        if !isKnownUniquelyReferenced(&memory) { memory = memory.copy() }
+        let base = memory.base, layout = self.layout, count = Self.bandCount
+        slide(frame, into: base + layout.history)
+        let spectrum = base + layout.spectrum, energies = base + layout.energies
+        fft.powerSpectrum(of: base + layout.history, window: base + layout.window, into: spectrum, scratch: &scratch)
         var strongestBin: Float = 0, total: Float = 1e-12
-        spectrum.withUnsafeBufferPointer { spectrum in
-            for (index, band) in bands.enumerated() {
+        bandBins.withUnsafeBufferPointer { bins in
+            let bins = bins.baseAddress!
+            for index in 0..<count {
                 var sum: Float = 0
-                for bin in band where bin < spectrum.count {
+                var bin = bins[2 * index]
+                let end = min(bins[2 * index + 1], fft.size / 2 + 1)
+                while bin < end {
                     sum += spectrum[bin]
                     strongestBin = max(strongestBin, spectrum[bin])
+                    bin += 1
                 }
-                energies[index] = sum / Float(band.count) + 1e-11
+                energies[index] = sum / Float(bins[2 * index + 1] - bins[2 * index]) + 1e-11
                 total += sum
             }
         }
-        noise.track(energies)
+        noise.track(energies, memory: base + layout.noise)
+        let floor = noise.power(memory: base + layout.noise)
 
-        // One pass of raw pointers over this frame's arrays: the front end runs
-        // 100 times a second per stream, and checked array writes cost a third of it.
-        let count = Self.bandCount
-        var meanLog: Float = 0, meanSNR: Float = 0, peakSNR: Float = -10, flux: Float = 0, level: Float = 0, floor: Float = 0
-        let base = summaryHead * Self.summaryCount
-        withPointers { energies, noise, logLevels, previousLogLevels, values, summaries in
-            for index in 0..<count {
-                logLevels[index] = log10(energies[index])
-                meanLog += logLevels[index]
-                let snr = min(max(10 * log10(energies[index] / noise[index]), -10), 40)
-                values[index] = snr / 10
-                meanSNR += snr
-                peakSNR = max(peakSNR, snr)
-                flux += abs(logLevels[index] - previousLogLevels[index])
-                level += energies[index]
-                floor += noise[index]
-            }
-            meanLog /= Float(count)
-            for index in 0..<count {
-                values[count + index] = min(max(logLevels[index] - meanLog, -4), 4) / 2
-            }
-            // Summaries into the ring; the taps are read out of it below, newest first.
-            summaries[base] = meanSNR / Float(count) / 10
-            summaries[base + 1] = peakSNR / 10
-            summaries[base + 2] = strongestBin / total
-            summaries[base + 3] = min(flux / Float(count), 3)
-            summaries[base + 4] = min(max(10 * log10(level / floor), -10), 40) / 10
-            var spread: Float = 0
-            for index in 0..<count {
-                let deviation = values[index] - summaries[base]
-                spread += deviation * deviation
-            }
-            summaries[base + 5] = (spread / Float(count)).squareRoot()
+        let logLevels = base + layout.logLevels, previous = base + layout.previousLogLevels
+        let values = base + layout.values
+        let summary = base + layout.summaries + summaryHead * Self.summaryCount
+        var meanLog: Float = 0, meanSNR: Float = 0, peakSNR: Float = -10, flux: Float = 0, level: Float = 0, floorSum: Float = 0
+        for index in 0..<count {
+            logLevels[index] = log10(energies[index])
+            meanLog += logLevels[index]
+            let snr = min(max(10 * log10(energies[index] / floor[index]), -10), 40)
+            values[index] = snr / 10
+            meanSNR += snr
+            peakSNR = max(peakSNR, snr)
+            flux += abs(logLevels[index] - previous[index])
+            level += energies[index]
+            floorSum += floor[index]
+            previous[index] = logLevels[index]
         }
-        swap(&logLevels, &previousLogLevels)
-        let (flatness, harmonicity) = spectralShape(meanLog10: meanLog)
-        let head = summaryHead
-        values.withUnsafeMutableBufferPointer { values in
-            summaries.withUnsafeMutableBufferPointer { summaries in
-                summaries[base + 6] = flatness
-                summaries[base + 7] = harmonicity
-                var out = 2 * count
-                for tap in 0..<Self.historyTaps {
-                    var slot = head - tap * Self.historyStride
-                    if slot < 0 { slot += Self.ringFrames }
-                    let from = slot * Self.summaryCount
-                    for feature in 0..<Self.summaryCount { values[out + feature] = summaries[from + feature] }
-                    out += Self.summaryCount
-                }
-            }
+        meanLog /= Float(count)
+        for index in 0..<count {
+            values[count + index] = min(max(logLevels[index] - meanLog, -4), 4) / 2
+        }
+        summary[0] = meanSNR / Float(count) / 10
+        summary[1] = peakSNR / 10
+        summary[2] = strongestBin / total
+        summary[3] = min(flux / Float(count), 3)
+        summary[4] = min(max(10 * log10(level / floorSum), -10), 40) / 10
+        var spread: Float = 0
+        for index in 0..<count {
+            let deviation = values[index] - summary[0]
+            spread += deviation * deviation
+        }
+        summary[5] = (spread / Float(count)).squareRoot()
+        summary[6] = flatness(energies, meanLog10: meanLog)
+        summary[7] = harmonicity(spectrum, magnitudes: base + layout.magnitudes)
+
+        // The taps, newest first, every `historyStride` frames back.
+        var out = values + 2 * count
+        for tap in 0..<Self.historyTaps {
+            var slot = summaryHead - tap * Self.historyStride
+            if slot < 0 { slot += Self.ringFrames }
+            let from = base + layout.summaries + slot * Self.summaryCount
+            for feature in 0..<Self.summaryCount { out[feature] = from[feature] }
+            out += Self.summaryCount
         }
         summaryHead = (summaryHead + 1) % Self.ringFrames
     }
 
-    private mutating func withPointers(_ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>,
-                                                UnsafeMutableBufferPointer<Float>, UnsafeBufferPointer<Float>,
-                                                UnsafeMutableBufferPointer<Float>, UnsafeMutableBufferPointer<Float>) -> Void) {
-        energies.withUnsafeBufferPointer { energies in
-            noise.power.withUnsafeBufferPointer { noise in
-                previousLogLevels.withUnsafeBufferPointer { previous in
-                    logLevels.withUnsafeMutableBufferPointer { logLevels in
-                        values.withUnsafeMutableBufferPointer { values in
-                            summaries.withUnsafeMutableBufferPointer { summaries in
-                                body(energies, noise, logLevels, previous, values, summaries)
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Spectral flatness (geometric over arithmetic mean of the band levels:
-    /// 1 for noise, low for speech and tones), and how strongly the magnitude
-    /// spectrum repeats at a spacing of 250 to 1500 Hz (harmonics of a
-    /// scream, whistle or alarm; a voice's lie closer).
-    private mutating func spectralShape(meanLog10: Float) -> (Float, Float) {
+    /// Spectral flatness: geometric over arithmetic mean of the band levels
+    /// (1 for noise, low for speech and tones).
+    private func flatness(_ energies: UnsafeMutablePointer<Float>, meanLog10: Float) -> Float {
         var mean: Float = 0
         for index in 0..<Self.bandCount { mean += energies[index] }
-        let flatness = pow(10, meanLog10) / (mean / Float(Self.bandCount))
-        let first = bands[0].lowerBound, end = bands[Self.bandCount - 1].upperBound
+        return pow(10, meanLog10) / (mean / Float(Self.bandCount))
+    }
+
+    /// How strongly the magnitude spectrum repeats at a spacing of 250 to
+    /// 1500 Hz: harmonics of a scream, whistle or alarm; a voice's lie closer.
+    private func harmonicity(_ spectrum: UnsafeMutablePointer<Float>, magnitudes: UnsafeMutablePointer<Float>) -> Float {
+        let first = bandBins[0], end = bandBins[2 * Self.bandCount - 1]
         var average: Float = 0
         for bin in first..<end {
             magnitudes[bin] = spectrum[bin].squareRoot()
@@ -176,84 +183,104 @@ public struct SpeechFeatures {
             magnitudes[bin] -= average
             energy += magnitudes[bin] * magnitudes[bin]
         }
-        let binHz = 250 / Float(bands[0].count)
+        let binsPerBand = bandBins[1] - bandBins[0]
+        let binHz = 250 / Float(binsPerBand)
         let shortest = max(2, Int((250 / binHz).rounded())), longest = Int((1500 / binHz).rounded())
         var best: Float = 0
-        magnitudes.withUnsafeBufferPointer { x in
-            var lag = shortest
-            while lag <= longest && first + lag < end {
-                // Eight bins at a time: this loop is the front end's costliest after the FFT.
-                var sums = SIMD8<Float>.zero
-                var bin = first
-                while bin + 8 <= end - lag {
-                    let a = UnsafeRawPointer(x.baseAddress! + bin).loadUnaligned(as: SIMD8<Float>.self)
-                    let b = UnsafeRawPointer(x.baseAddress! + bin + lag).loadUnaligned(as: SIMD8<Float>.self)
-                    sums += a * b
-                    bin += 8
-                }
-                var sum = sums.sum()
-                while bin < end - lag {
-                    sum += x[bin] * x[bin + lag]
-                    bin += 1
-                }
-                best = max(best, sum / energy)
-                lag += 1
+        var lag = shortest
+        while lag <= longest && first + lag < end {
+            var sum: Float = 0
+            let shifted = magnitudes + lag
+            var bin = first
+            while bin < end - lag {
+                sum += magnitudes[bin] * shifted[bin]
+                bin += 1
             }
+            best = max(best, sum / energy)
+            lag += 1
         }
-        return (flatness, best)
+        return best
     }
 
     /// Slides the analysis window by one hop, DC removed.
-    private mutating func slide(_ frame: UnsafeBufferPointer<Int16>) {
-        let count = min(frame.count, history.count)
+    private func slide(_ frame: UnsafeBufferPointer<Int16>, into history: UnsafeMutablePointer<Float>) {
+        let size = fft.size
+        let count = min(frame.count, size)
+        guard count > 0, let samples = frame.baseAddress else { return }
         let first = frame.count - count
         var mean: Float = 0
-        for index in first..<frame.count { mean += Float(frame[index]) }
-        mean /= Float(max(1, count))
-        history.withUnsafeMutableBufferPointer { history in
-            let keep = history.count - count
-            if keep > 0 {
-                UnsafeMutableRawPointer(history.baseAddress!).copyMemory(
-                    from: history.baseAddress! + count, byteCount: keep * MemoryLayout<Float>.stride)
-            }
-            for index in 0..<count { history[keep + index] = (Float(frame[first + index]) - mean) / 32768 }
-        }
+        for index in first..<frame.count { mean += Float(samples[index]) }
+        mean /= Float(count)
+        let keep = size - count
+        if keep > 0 { history.update(from: history + count, count: keep) }
+        for index in 0..<count { history[keep + index] = (Float(samples[first + index]) - mean) / 32768 }
     }
+}
+
+/// One zeroed block of floats, owned by one `SpeechFeatures` (copied when a
+/// copy of the struct writes).
+final class FrameMemory {
+    let base: UnsafeMutablePointer<Float>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = .allocate(capacity: count)
+        base.initialize(repeating: 0, count: count)
+    }
+
+    func copy() -> FrameMemory {
+        let copy = FrameMemory(count: count)
+        copy.base.update(from: base, count: count)
+        return copy
+    }
+
+    deinit { base.deallocate() }
 }
 
 /// Noise power per band: the minimum of the smoothed power over the last
 /// ~1.5 s (after Martin, 2001), scaled for the minimum's bias. Speech seldom
 /// fills a band that long, so the estimate follows the noise, whatever its
-/// colour, and never the speech.
+/// colour, and never the speech. Its floats live in the caller's memory:
+/// power, smoothed power, the current sub-window's minimum, then the ring of
+/// the last `subWindows` minima.
 struct NoiseFloor {
-    private(set) var power: [Float]
-    private var smoothed: [Float]
-    private var currentMinimum: [Float]
-    private var minima: [[Float]] = []
+    private let bands: Int
     private var frames = 0
+    private var storedMinima = 0
+    private var newestMinimum = -1
     private static let subWindowFrames = 25, subWindows = 6
     private static let bias: Float = 2.0
 
-    init(bands: Int) {
-        power = [Float](repeating: 1e-11, count: bands)
-        smoothed = power
-        currentMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bands)
+    static func floatCount(bands: Int) -> Int { (3 + subWindows) * bands }
+
+    init(bands: Int, memory: UnsafeMutablePointer<Float>) {
+        self.bands = bands
+        for index in 0..<bands {
+            memory[index] = 1e-11
+            memory[bands + index] = 1e-11
+            memory[2 * bands + index] = .greatestFiniteMagnitude
+        }
     }
 
-    mutating func track(_ energies: [Float]) {
+    func power(memory: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float> { memory }
+
+    mutating func track(_ energies: UnsafeMutablePointer<Float>, memory: UnsafeMutablePointer<Float>) {
+        let power = memory, smoothed = memory + bands, current = memory + 2 * bands, minima = memory + 3 * bands
         frames += 1
-        for index in energies.indices {
+        for index in 0..<bands {
             smoothed[index] = frames == 1 ? energies[index] : 0.8 * smoothed[index] + 0.2 * energies[index]
-            currentMinimum[index] = min(currentMinimum[index], smoothed[index])
+            current[index] = min(current[index], smoothed[index])
         }
         if frames % Self.subWindowFrames == 0 {
-            minima.append(currentMinimum)
-            if minima.count > Self.subWindows { minima.removeFirst() }
-            currentMinimum = [Float](repeating: .greatestFiniteMagnitude, count: energies.count)
+            newestMinimum = (newestMinimum + 1) % Self.subWindows
+            (minima + newestMinimum * bands).update(from: current, count: bands)
+            storedMinima = min(storedMinima + 1, Self.subWindows)
+            for index in 0..<bands { current[index] = .greatestFiniteMagnitude }
         }
-        for index in power.indices {
-            var lowest = currentMinimum[index]
-            for window in minima { lowest = min(lowest, window[index]) }
+        for index in 0..<bands {
+            var lowest = current[index]
+            for window in 0..<storedMinima { lowest = min(lowest, minima[window * bands + index]) }
             power[index] = max(lowest * Self.bias, 1e-11)
         }
     }
