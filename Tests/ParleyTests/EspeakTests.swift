@@ -50,10 +50,11 @@ import Testing
         #expect(words == ["hello", "world", "and", "more", "words"])
     }
 
-    @Test(arguments: ["en", "es", "fr", "de", "it", "nl", "zh", "ko", "ja"])
+    @Test(arguments: ["en", "es", "fr", "de", "it", "nl", "zh", "ko", "ja", "zh-Hans", "zh-HK", "pt-BR", "en_US"])
     func eachLanguageOfTheAppsGetsAVoiceOfThatLanguage(language: String) async throws {
         let voice = try #require(EspeakEngine.shared.voice(forLanguage: language))
-        let expected = language == "zh" ? "cmn" : language
+        // BCP-47 as the apps write it: Chinese by its spoken language, regions kept.
+        let expected = ["zh": "cmn", "zh-Hans": "cmn", "zh-HK": "yue", "pt-BR": "pt-br", "en_US": "en-us"][language] ?? language
         #expect(voice.hasPrefix(expected), "\(language) → \(voice)")
         let sink = "lang\(language)"
         let events = try await run("""

@@ -47,17 +47,13 @@ struct GoogleSynthesizer: SpeechSynthesizer {
     var name: String { "google (\(service.host))" }
     var keyVariable: String? { service.keyVariable }
 
-    /// Google wants a region: the apps' languages get their usual one.
-    static let regions = ["en": "en-US", "es": "es-ES", "fr": "fr-FR", "de": "de-DE", "it": "it-IT", "nl": "nl-NL",
-                          "ja": "ja-JP", "ko": "ko-KR", "zh": "cmn-CN", "pt": "pt-BR", "ca": "ca-ES"]
-
-    /// The voice's own language ("es-ES-Neural2-A" → "es-ES"), else the text's with its region.
+    /// The voice's own language ("es-ES-Neural2-A" → "es-ES"), else the
+    /// text's in Google's form (`LanguageTag.googleSpeechCode`: en → en-US,
+    /// zh-Hans → cmn-CN).
     func languageCode(_ language: String) -> String {
         let parts = voice.split(separator: "-")
         if parts.count >= 3 { return parts[0..<2].joined(separator: "-") }
-        if language.contains("-") { return language }
-        let primary = LanguageNames.primary(language.isEmpty ? "en" : language)
-        return Self.regions[primary] ?? primary
+        return LanguageTag(language.isEmpty ? "en" : language)?.googleSpeechCode ?? LanguageNames.primary(language)
     }
 
     func synthesize(_ request: SynthesisRequest,

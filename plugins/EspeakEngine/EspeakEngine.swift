@@ -131,19 +131,18 @@ public final class EspeakEngine: Sendable {
     }
 
     /// The voice espeak-ng will use for `language`, falling back to the base
-    /// language ("es-MX" → "es"); nil if there is none.
+    /// language ("es-MX" → "es") and from Chinese to its spoken language
+    /// ("zh-Hans" → cmn, "zh-HK" → yue); nil if there is none.
     public func voice(forLanguage language: String) -> String? {
         let wanted = language.lowercased()
-        let aliases = ["zh": "cmn", "zh-cn": "cmn", "zh-hans": "cmn"]
-        for candidate in [wanted, aliases[wanted], String(wanted.split(separator: "-").first ?? "")] {
-            guard let candidate, !candidate.isEmpty else { continue }
+        // "zh" alone is ambiguous in espeak-ng (cmn and yue both list it): the tag decides.
+        let tag = LanguageTag(language)
+        let candidates = tag?.language == "zh" ? tag!.espeakCandidates : [wanted] + (tag?.espeakCandidates ?? [])
+        for candidate in candidates {
             // espeak_SetVoiceByName knows a voice by its own language, not by
             // aliases like "zh" for cmn: answer with that.
             if let voice = voices.first(where: { $0.languages.contains { $0.lowercased() == candidate } }) {
                 return voice.languages.first ?? voice.name
-            }
-            if let mapped = aliases[candidate], voices.contains(where: { $0.languages.contains(mapped) }) {
-                return mapped
             }
         }
         return nil

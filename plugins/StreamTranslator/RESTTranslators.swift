@@ -38,7 +38,7 @@ struct RESTTranslator: RemoteTranslator {
         case .deepl:
             url = root + "/v2/translate"
             headers.append(("Authorization", "DeepL-Auth-Key \(apiKey)"))
-            var fields: [String: Any] = ["text": [request.text], "target_lang": request.targetLanguage.uppercased()]
+            var fields: [String: Any] = ["text": [request.text], "target_lang": Self.tag(request.targetLanguage).deeplTarget]
             if !request.sourceLanguage.isEmpty { fields["source_lang"] = primary(request.sourceLanguage).uppercased() }
             body = fields
         case .google:
@@ -70,13 +70,15 @@ struct RESTTranslator: RemoteTranslator {
 
     func shutdown() {}
 
-    /// Google names Chinese scripts by region.
+    /// Google names Chinese scripts by region (`LanguageTag.googleTranslateCode`).
     static func googleCode(_ tag: String) -> String {
-        switch tag.lowercased() {
-        case "zh-hans", "zh-cn", "zh": "zh-CN"
-        case "zh-hant", "zh-tw": "zh-TW"
-        default: LanguageNames.primary(tag)
-        }
+        LanguageTag(tag)?.googleTranslateCode ?? LanguageNames.primary(tag)
+    }
+
+    /// The target as a tag; an unparseable one (checked when the element
+    /// starts) is passed on as its language subtag.
+    static func tag(_ text: String) -> LanguageTag {
+        LanguageTag(text) ?? LanguageTag(LanguageNames.primary(text)) ?? LanguageTag("en")!
     }
 
     static func expected(_ vendor: Vendor) -> String {

@@ -1,0 +1,37 @@
+import ParleyCore
+import Testing
+
+@Suite struct LanguageTagTests {
+    @Test(arguments: [("en-us", "en-US"), ("zh_hans_cn", "zh-Hans-CN"), ("es-419", "es-419"), ("PT-br", "pt-BR"), ("yue", "yue")])
+    func parsesAndWritesTheCanonicalCasing(text: String, canonical: String) throws {
+        #expect(try #require(LanguageTag(text)).description == canonical)
+    }
+
+    @Test(arguments: ["", "e", "english", "en-", "12"])
+    func refusesWhatIsNotATag(text: String) {
+        if text == "en-" { #expect(LanguageTag(text)?.description == "en"); return }
+        #expect(LanguageTag(text) == nil)
+    }
+
+    @Test(arguments: [("en", "EN-US"), ("en-GB", "EN-GB"), ("en-AU", "EN-US"), ("pt", "PT-BR"), ("pt-PT", "PT-PT"),
+                      ("zh", "ZH-HANS"), ("zh-Hant", "ZH-HANT"), ("zh-TW", "ZH-HANT"), ("es-MX", "ES"), ("de", "DE")])
+    func deeplTargetsNeedAVariantForEnglishAndPortuguese(tag: String, target: String) throws {
+        #expect(try #require(LanguageTag(tag)).deeplTarget == target)
+    }
+
+    @Test(arguments: [("en", "en-US"), ("en-GB", "en-GB"), ("zh-Hans", "cmn-CN"), ("zh-Hant", "cmn-TW"), ("zh-TW", "cmn-TW"),
+                      ("zh-HK", "yue-HK"), ("yue", "yue-HK"), ("pt", "pt-BR"), ("es-419", "es-419"), ("sw", "sw")])
+    func googleSpeechGetsLanguageAndRegion(tag: String, code: String) throws {
+        #expect(try #require(LanguageTag(tag)).googleSpeechCode == code)
+    }
+
+    @Test(arguments: [("zh-Hans", "zh-CN"), ("zh-HK", "zh-TW"), ("pt-PT", "pt-PT"), ("pt-BR", "pt"), ("en-US", "en")])
+    func googleTranslateNamesChineseByRegion(tag: String, code: String) throws {
+        #expect(try #require(LanguageTag(tag)).googleTranslateCode == code)
+    }
+
+    @Test(arguments: [("zh-Hans", ["cmn"]), ("zh-HK", ["yue"]), ("pt-BR", ["pt-br", "pt"]), ("en", ["en"])])
+    func espeakCandidatesGoFromSpecificToBase(tag: String, candidates: [String]) throws {
+        #expect(try #require(LanguageTag(tag)).espeakCandidates == candidates)
+    }
+}
