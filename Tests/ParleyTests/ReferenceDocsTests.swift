@@ -23,7 +23,7 @@ import Testing
         let remote = "provider=compatible,local base-url=\(closed)/v1 max-retries=0"
         let main = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
             "-m", "-v",
-            "recordingsrc", "location=\(recording.path)", "pace=false", "!", "vadsegmenter", "!",
+            "recordingsrc", "location=\(recording.path)", "pace=false", "!", "vadsegmenter", "level-interval-ms=500", "!",
             "identity", "name=probe_vadsegmenter", "silent=false", "!",
             "cloudstt", remote, "local-engine=pocketsphinx", "!", "tee", "name=heard",
             "heard.", "!", "queue", "!", "sessionrecorder0.transcript_%u",

@@ -39,6 +39,49 @@ import Testing
         #expect(found.dropLast().allSatisfy { $0.reason == "silence" })
     }
 
+    /// The "listening" indicator the apps draw: a level every 100 ms, loud and
+    /// speaking during each utterance, quiet and not speaking between them.
+    @Test func levelMessagesFollowTheSpeechEveryInterval() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(recording.path) ! wavparse ! audioconvert ! audioresample
+            ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter level-interval-ms=100 ! fakesink
+            """)
+        var levels: [(start: Double, probability: Double, level: Double, speaking: Bool)] = []
+        try await pipeline.run { event in
+            if case .elementMessage(_, let s) = event, s.name == "parley/vad-level" {
+                #expect(s["duration"]?.uint64 == 100_000_000)
+                levels.append((seconds(s["start"]?.uint64), s["probability"]?.double ?? -1, s["level-db"]?.double ?? 0,
+                               s["speaking"]?.bool ?? false))
+            }
+        }
+        let total = Double(try SpeechFixtures.samples(ofWAV: recording.path).count) / 16_000
+        #expect(abs(Double(levels.count) - total * 10) <= 1, "one reading per 100 ms of \(total) s")
+        #expect(zip(levels, levels.dropFirst()).allSatisfy { abs($1.start - $0.start - 0.1) < 1e-6 })
+        for span in recording.spans {
+            // The middle of each utterance, and the middle of the pause after it.
+            let inside = levels.filter { abs($0.start - (span.lowerBound + span.upperBound) / 2) < 0.3 }
+            #expect(!inside.isEmpty && inside.allSatisfy { $0.speaking && $0.level > -40 }, "\(inside)")
+            #expect(inside.contains { $0.probability > 0.5 })
+        }
+        let pauses = zip(recording.spans, recording.spans.dropFirst()).map { ($0.upperBound + $1.lowerBound) / 2 }
+        for pause in pauses {
+            let quiet = levels.filter { abs($0.start - pause) < 0.05 }
+            #expect(!quiet.isEmpty && quiet.allSatisfy { $0.probability < 0.5 && $0.level < -50 }, "\(quiet)")
+        }
+        #expect(levels.allSatisfy { (0...1).contains($0.probability) && $0.level >= -100 && $0.level <= 0 })
+    }
+
+    @Test func noLevelMessagesByDefault() async throws {
+        let pipeline = try Pipeline(launch:
+            "audiotestsrc num-buffers=50 ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! fakesink")
+        var count = 0
+        try await pipeline.run { event in
+            if case .elementMessage(_, let s) = event, s.name == "parley/vad-level" { count += 1 }
+        }
+        #expect(count == 0)
+    }
+
     @Test func silenceAndAPureToneMakeNoSegments() async throws {
         let silence = try await segments(
             "audiotestsrc wave=silence num-buffers=200 ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! fakesink")

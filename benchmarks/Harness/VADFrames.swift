@@ -3,12 +3,20 @@ import ParleyCore
 import VADSegmenter
 
 /// Per-10 ms-frame decisions of Parley's speech detector on a 16 kHz mono
-/// S16LE WAV file, one 0/1 per line, for scoring with the vadbench contract.
+/// S16LE WAV file, for scoring with the vadbench contract: each row is the
+/// detector's probability and the element's decision (1 when the frame is at
+/// or above the threshold inside a segment vadsegmenter opened with its
+/// defaults: speech too short for min-speech-ms never counts), and the
+/// segments it cut, with the audio time at which it decided each opened.
 enum VADFrames {
-    /// The detector's probability per frame, and the median CPU time of a
-    /// whole pass over `runs` passes (a fresh detector each): one pass varies
-    /// by ±40% on a shared 2-core machine.
-    static func frames(wav path: String, runs: Int = 5) throws -> (rows: [String], seconds: Double) {
+    struct Segment {
+        var start: UInt64, openedAt: UInt64, end: UInt64 = 0, speechEnd: UInt64 = 0
+    }
+
+    /// The rows, the segments, and the median CPU time of a whole detector
+    /// pass over `runs` passes (a fresh detector each): one pass varies by
+    /// ±40% on a shared 2-core machine. The segmenter is not timed.
+    static func frames(wav path: String, runs: Int = 5) throws -> (rows: [String], segments: [Segment], seconds: Double) {
         let (samples, _) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
         var probabilities: [Float] = []
         var times: [Double] = []
@@ -27,7 +35,41 @@ enum VADFrames {
             }
             times.append(threadCPUSeconds() - started)
         }
-        return (probabilities.map { "\($0)" }, times.sorted()[times.count / 2])
+        let (decisions, segments) = segment(samples, probabilities)
+        let rows = zip(probabilities, decisions).map { "\($0) \($1 ? 1 : 0)" }
+        return (rows, segments, times.sorted()[times.count / 2])
+    }
+
+    /// vadsegmenter's own state machine, with the element's defaults.
+    static func segment(_ samples: [Int16], _ probabilities: [Float]) -> ([Bool], [Segment]) {
+        typealias E = VADSegmenterElement
+        var segmenter = Segmenter(SegmenterConfiguration(
+            threshold: Float(E.DEFAULT_THRESHOLD), prefixPaddingMs: E.DEFAULT_PREFIX_PADDING_MS,
+            silenceDurationMs: E.DEFAULT_SILENCE_DURATION_MS, minSpeechMs: E.DEFAULT_MIN_SPEECH_MS,
+            maxSegmentMs: E.DEFAULT_MAX_SEGMENT_MS, mode: .vad, dropSilence: true))
+        let frameNs: UInt64 = 10_000_000
+        var decisions = [Bool](repeating: false, count: probabilities.count)
+        var segments: [Segment] = []
+        func apply(_ actions: [SegmenterAction], now: UInt64) {
+            for action in actions {
+                switch action {
+                case .start(_, let pts): segments.append(Segment(start: pts, openedAt: now))
+                case .audio(let frame, let id):
+                    if id != nil, frame.probability >= Float(E.DEFAULT_THRESHOLD) { decisions[Int(frame.pts / frameNs)] = true }
+                case .end(_, _, let end, let speechEnd, _, _):
+                    segments[segments.count - 1].end = end
+                    segments[segments.count - 1].speechEnd = speechEnd
+                }
+            }
+        }
+        for (index, probability) in probabilities.enumerated() {
+            let pts = UInt64(index) * frameNs
+            let frame = Frame(samples: samples[(index * 160)..<(index * 160 + 160)], pts: pts, duration: frameNs,
+                              probability: probability, energy: 0)
+            apply(segmenter.push(frame, pttActive: false), now: pts + frameNs)
+        }
+        apply(segmenter.finish(), now: UInt64(probabilities.count) * frameNs)
+        return (decisions, segments)
     }
 }
 

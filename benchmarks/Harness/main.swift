@@ -44,11 +44,18 @@ case "vad-features":
     guard arguments.count >= 3 else { print("usage: parley-bench vad-features FILE.wav OUT.f32 | --count"); exit(2) }
     try VADFeatures.write(wav: arguments[1], to: arguments[2])
 case "vad-frames":
-    // parley-bench vad-frames FILE.wav: one decision per 10 ms frame on stdout,
-    // the CPU time on stderr.
-    guard arguments.count >= 2 else { print("usage: parley-bench vad-frames FILE.wav"); exit(2) }
-    let (rows, seconds) = try VADFrames.frames(wav: arguments[1])
+    // parley-bench vad-frames FILE.wav [--segments FILE.tsv]: per 10 ms frame the
+    // probability and the element's decision on stdout, the CPU time on stderr,
+    // the segments (seconds: opened-at, start, end, speech-end) to the file.
+    guard arguments.count >= 2 else { print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv]"); exit(2) }
+    let (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
     print(rows.joined(separator: "\n"))
+    if let output = option("--segments") {
+        let seconds = { (ns: UInt64) in String(format: "%.3f", Double(ns) / 1e9) }
+        let lines = ["opened_at\tstart\tend\tspeech_end"]
+            + segments.map { [seconds($0.openedAt), seconds($0.start), seconds($0.end), seconds($0.speechEnd)].joined(separator: "\t") }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
+    }
     FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8))
 default:
     print("unknown benchmark \(command); available: stt, stt-engines, tts, translate, vad-frames")

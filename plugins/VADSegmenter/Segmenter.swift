@@ -41,6 +41,14 @@ public struct Frame: Sendable {
     public var probability: Float
     public var energy: Double
     public var end: UInt64 { pts + duration }
+
+    public init(samples: ArraySlice<Int16>, pts: UInt64, duration: UInt64, probability: Float, energy: Double) {
+        self.samples = samples
+        self.pts = pts
+        self.duration = duration
+        self.probability = probability
+        self.energy = energy
+    }
 }
 
 public enum SegmenterAction: Sendable {

@@ -12,6 +12,9 @@
 // speech probability. Audio outside segments is dropped unless
 // `drop-silence=false`; then everything passes and the events mark the
 // decisions (their start/end fields still give the segment's span).
+// With `level-interval-ms` above 0, a `parley/vad-level` message every that
+// many ms gives the highest speech probability and the RMS and peak level,
+// for a "listening" indicator or a waveform.
 // Output timestamps are the input's running time, under one segment from 0.
 //
 // The speech probability per 10 ms frame comes from SpeechClassifier: band
@@ -33,6 +36,7 @@ public final class VADSegmenterElement: Filter {
     public static let DEFAULT_MODE = SegmentationMode.vad
     public static let DEFAULT_PTT_ACTIVE = false
     public static let DEFAULT_DROP_SILENCE = true
+    public static let DEFAULT_LEVEL_INTERVAL_MS = 0
 
     static let audioCaps = "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]"
 
@@ -69,6 +73,9 @@ public final class VADSegmenterElement: Filter {
                      .bool(default: DEFAULT_PTT_ACTIVE), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("drop-silence", nick: "Drop silence", blurb: "Drop audio outside segments; false passes all audio, with the events",
                      .bool(default: DEFAULT_DROP_SILENCE)),
+        PropertySpec("level-interval-ms", nick: "Level interval",
+                     blurb: "Post a parley/vad-level message (speech probability and input level, for a UI) every this many ms, rounded to 10 ms frames; 0 = never",
+                     .int(default: DEFAULT_LEVEL_INTERVAL_MS, range: 0...60_000), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("segments", nick: "Segments", blurb: "Segments closed since the element started",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ]
@@ -80,6 +87,7 @@ public final class VADSegmenterElement: Filter {
             silenceDurationMs: DEFAULT_SILENCE_DURATION_MS, minSpeechMs: DEFAULT_MIN_SPEECH_MS,
             maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE)
         var pttActive = DEFAULT_PTT_ACTIVE
+        var levelIntervalMs = DEFAULT_LEVEL_INTERVAL_MS
     }
 
     /// Touched only from the streaming thread; replaced whole on start and flush.
@@ -95,6 +103,10 @@ public final class VADSegmenterElement: Filter {
         /// Upstream's segment, to turn PTS into running time.
         var segment = TimeSegment()
         var sentSegment = false
+        /// Present while level-interval-ms is above 0.
+        var levels: LevelMeter?
+        /// Readings made by the last buffer's frames, posted outside the lock.
+        var readings: [LevelReading] = []
     }
 
     public let element: ElementHandle
@@ -115,6 +127,7 @@ public final class VADSegmenterElement: Filter {
         case "mode": return .enumeration(current.segmenter.mode.rawValue)
         case "ptt-active": return .bool(current.pttActive)
         case "drop-silence": return .bool(current.segmenter.dropSilence)
+        case "level-interval-ms": return .int(current.levelIntervalMs)
         case "segments": return .uint64(segmentsClosed.load(ordering: .relaxed))
         default: return .int(0)
         }
@@ -131,6 +144,7 @@ public final class VADSegmenterElement: Filter {
             case "mode": settings.segmenter.mode = SegmentationMode(rawValue: value.int) ?? Self.DEFAULT_MODE
             case "ptt-active": settings.pttActive = value.bool
             case "drop-silence": settings.segmenter.dropSilence = value.bool
+            case "level-interval-ms": settings.levelIntervalMs = value.int
             default: break
             }
         }
@@ -145,17 +159,33 @@ public final class VADSegmenterElement: Filter {
     public func transform(_ buffer: Buffer) -> [Output] {
         let current = settings.withLock { $0 }
         let samples = buffer.int16Samples
-        let actions = state.withLock { state -> [SegmenterAction] in
+        let (actions, readings) = state.withLock { state -> ([SegmenterAction], [LevelReading]) in
             // Settings that may change while PLAYING apply from the next frame.
             state.segmenter.configuration.threshold = current.segmenter.threshold
             state.segmenter.configuration.silenceDurationMs = current.segmenter.silenceDurationMs
             let switched = state.segmenter.switchMode(to: current.segmenter.mode)
+            if current.levelIntervalMs <= 0 {
+                state.levels = nil
+            } else if state.levels?.interval != UInt64(max(10, current.levelIntervalMs)) * Gst.millisecond {
+                state.levels = LevelMeter(intervalMs: current.levelIntervalMs)
+            }
             let runningTime = state.segment.runningTime(of: buffer.pts)
             if runningTime != Gst.clockTimeNone && state.carry.isEmpty { state.carryPTS = runningTime }
             else if state.carry.isEmpty { state.carryPTS = state.nextPTS }
-            return switched + Self.frames(&state, adding: samples, pttActive: current.pttActive)
+            let actions = switched + Self.frames(&state, adding: samples, pttActive: current.pttActive)
+            defer { state.readings.removeAll() }
+            return (actions, state.readings)
         }
+        for reading in readings { postLevel(reading) }
         return outputs(for: actions)
+    }
+
+    private func postLevel(_ reading: LevelReading) {
+        element.postElementMessage(Structure("parley/vad-level", [
+            ("start", .uint64(reading.start)), ("duration", .uint64(reading.duration)),
+            ("probability", .double(Double(reading.probability))), ("level-db", .double(reading.levelDB)),
+            ("peak-db", .double(reading.peakDB)), ("speaking", .bool(reading.speaking)),
+        ]))
     }
 
     /// Cuts the samples into 10 ms frames and runs them through the detector
@@ -171,6 +201,12 @@ public final class VADSegmenterElement: Filter {
             let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
             let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: probability, energy: energy)
             actions.append(contentsOf: state.segmenter.push(frame, pttActive: pttActive))
+            if state.levels != nil, let reading = frameSamples.withUnsafeBufferPointer({
+                state.levels!.add($0, sumOfSquares: energy, probability: probability, pts: pts, duration: duration,
+                                  speaking: state.segmenter.isInSegment)
+            }) {
+                state.readings.append(reading)
+            }
             pts += duration
         }
         var offset = 0

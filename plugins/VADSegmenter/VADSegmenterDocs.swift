@@ -11,6 +11,14 @@ extension VADSegmenterElement {
             .init("reason", .string, "Why it ended: silence, max-duration, ptt-release, eos, mode-change"),
             .init("mean-probability", .double, "Mean speech probability of its frames, 0 to 1"),
         ]),
+        StructureDoc(.message, "parley/vad-level", when: "every level-interval-ms of audio, when that property is above 0", fields: [
+            .init("start", .uint64, "Stream time of the interval's first sample (ns)"),
+            .init("duration", .uint64, "Length of the interval (ns), a whole number of 10 ms frames"),
+            .init("probability", .double, "Highest speech probability of the interval's frames, 0 to 1"),
+            .init("level-db", .double, "RMS level of the interval in dBFS (-100 for digital silence)"),
+            .init("peak-db", .double, "Peak sample level of the interval in dBFS (-100 for digital silence)"),
+            .init("speaking", .boolean, "Whether a segment was open at the interval's end"),
+        ]),
         SpeechDocs.latency(stage: "vad", when: "once per segment", figures: [
             .init("eos-detection-ms", .double, "From the end of speech to the decision that the segment is over, in audio time"),
         ], queued: false),
