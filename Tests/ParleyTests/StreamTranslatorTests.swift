@@ -51,6 +51,13 @@ import Testing
         }
     }
 
+    @Test func aTargetThatIsNoLanguageTagFailsAtStartNamingTheProperty() async throws {
+        let (results, _, error, _) = try await translate(["Hello"], options: "source-language=en target-language=english")
+        let message = "\(String(describing: error))"
+        #expect(results.isEmpty)
+        #expect(message.contains("target-language 'english' is not a BCP-47 language tag"), "\(message)")
+    }
+
     @Test func aPairThatIsNotInstalledFailsAtStartListingThePairs() async throws {
         let (_, _, error, _) = try await translate(["Hello"], options: "source-language=en target-language=ko")
         let message = "\(String(describing: error))"

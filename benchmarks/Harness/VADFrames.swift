@@ -42,11 +42,8 @@ enum VADFrames {
 
     /// vadsegmenter's own state machine, with the element's defaults.
     static func segment(_ samples: [Int16], _ probabilities: [Float]) -> ([Bool], [Segment]) {
-        typealias E = VADSegmenterElement
-        var segmenter = Segmenter(SegmenterConfiguration(
-            threshold: Float(E.DEFAULT_THRESHOLD), prefixPaddingMs: E.DEFAULT_PREFIX_PADDING_MS,
-            silenceDurationMs: E.DEFAULT_SILENCE_DURATION_MS, minSpeechMs: E.DEFAULT_MIN_SPEECH_MS,
-            maxSegmentMs: E.DEFAULT_MAX_SEGMENT_MS, mode: .vad, dropSilence: true))
+        let configuration = VADSegmenterElement.defaultConfiguration
+        var segmenter = Segmenter(configuration)
         let frameNs: UInt64 = 10_000_000
         var decisions = [Bool](repeating: false, count: probabilities.count)
         var segments: [Segment] = []
@@ -55,7 +52,7 @@ enum VADFrames {
                 switch action {
                 case .start(_, let pts): segments.append(Segment(start: pts, openedAt: now))
                 case .audio(let frame, let id):
-                    if id != nil, frame.probability >= Float(E.DEFAULT_THRESHOLD) { decisions[Int(frame.pts / frameNs)] = true }
+                    if id != nil, frame.probability >= configuration.threshold { decisions[Int(frame.pts / frameNs)] = true }
                 case .end(_, _, let end, let speechEnd, _, _):
                     segments[segments.count - 1].end = end
                     segments[segments.count - 1].speechEnd = speechEnd

@@ -116,26 +116,11 @@ def webrtc(samples, mode, frame_ms=30):
 
 
 def silero(samples, threshold=0.5):
-    import importlib.util
-    import onnxruntime
-    # The package itself imports torch; only its shipped model file is needed.
-    package = importlib.util.find_spec("silero_vad").submodule_search_locations[0]
-    model = os.path.join(package, "data", "silero_vad.onnx")
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    session = onnxruntime.InferenceSession(model, options)
-    x = samples.astype(np.float32) / 32768.0
-    state = np.zeros((2, 1, 128), dtype=np.float32)
-    context = np.zeros(64, dtype=np.float32)
-    sr = np.array(16000, dtype=np.int64)
-    out = []
+    from silero import CHUNK, Silero
+    model = Silero()
     started = time.process_time()
-    for i in range(0, len(x) - 512 + 1, 512):
-        chunk = np.concatenate([context, x[i:i + 512]])[None, :]
-        probability, state = session.run(None, {"input": chunk, "state": state, "sr": sr})
-        context = chunk[0, -64:]
-        out.append(int(probability[0, 0] >= threshold))
-    return np.array(out), 512, time.process_time() - started
+    probabilities = model.probabilities(samples.astype(np.float32) / 32768.0)
+    return (probabilities >= threshold).astype(int), CHUNK, time.process_time() - started
 
 
 def main():

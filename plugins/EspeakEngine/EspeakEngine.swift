@@ -135,9 +135,9 @@ public final class EspeakEngine: Sendable {
     /// ("zh-Hans" → cmn, "zh-HK" → yue); nil if there is none.
     public func voice(forLanguage language: String) -> String? {
         let wanted = language.lowercased()
+        let fromTag = LanguageTag(language)?.espeakCandidates ?? []
         // "zh" alone is ambiguous in espeak-ng (cmn and yue both list it): the tag decides.
-        let tag = LanguageTag(language)
-        let candidates = tag?.language == "zh" ? tag!.espeakCandidates : [wanted] + (tag?.espeakCandidates ?? [])
+        let candidates = fromTag.contains(where: { $0 == "cmn" || $0 == "yue" }) ? fromTag : [wanted] + fromTag
         for candidate in candidates {
             // espeak_SetVoiceByName knows a voice by its own language, not by
             // aliases like "zh" for cmn: answer with that.

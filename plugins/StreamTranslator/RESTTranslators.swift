@@ -75,10 +75,9 @@ struct RESTTranslator: RemoteTranslator {
         LanguageTag(tag)?.googleTranslateCode ?? LanguageNames.primary(tag)
     }
 
-    /// The target as a tag; an unparseable one (checked when the element
-    /// starts) is passed on as its language subtag.
+    /// The target as a tag; one that does not parse is taken as English.
     static func tag(_ text: String) -> LanguageTag {
-        LanguageTag(text) ?? LanguageTag(LanguageNames.primary(text)) ?? LanguageTag("en")!
+        LanguageTag(text) ?? LanguageTag("en")!
     }
 
     static func expected(_ vendor: Vendor) -> String {

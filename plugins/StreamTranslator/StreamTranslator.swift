@@ -222,6 +222,11 @@ public final class StreamTranslatorElement: AsyncTransform {
             throw .settings("target-language is empty: say which language to translate into, e.g. target-language=es",
                             debug: "property target-language")
         }
+        // Providers are sent the tag in their own form (LanguageTag): refuse what is no tag at all.
+        guard LanguageTag(current.targetLanguage) != nil else {
+            throw .settings("target-language '\(current.targetLanguage)' is not a BCP-47 language tag: use e.g. es, pt-BR or zh-Hans",
+                            debug: "property target-language")
+        }
         let source = Self.sourceLanguage(current, meta: nil)
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(

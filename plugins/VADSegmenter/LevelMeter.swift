@@ -21,7 +21,9 @@ public struct LevelReading: Sendable, Equatable {
 /// number of frames, at least one). Pure: the element feeds it frames and
 /// posts what it returns.
 public struct LevelMeter: Sendable {
-    public let interval: UInt64
+    /// As asked; the interval itself is at least one frame.
+    public let intervalMs: Int
+    private let interval: UInt64
     private var start: UInt64?
     private var covered: UInt64 = 0
     private var sumOfSquares: Double = 0
@@ -29,7 +31,10 @@ public struct LevelMeter: Sendable {
     private var peak: Int32 = 0
     private var probability: Float = 0
 
-    public init(intervalMs: Int) { interval = UInt64(max(10, intervalMs)) * 1_000_000 }
+    public init(intervalMs: Int) {
+        self.intervalMs = intervalMs
+        interval = UInt64(max(10, intervalMs)) * 1_000_000
+    }
 
     /// Adds one frame; a reading once the frames cover the interval.
     public mutating func add(_ frame: UnsafeBufferPointer<Int16>, sumOfSquares frameSquares: Double, probability frameProbability: Float,
@@ -44,7 +49,7 @@ public struct LevelMeter: Sendable {
         let rms = samples > 0 ? (sumOfSquares / Double(samples)).squareRoot() : 0
         let reading = LevelReading(start: start!, duration: covered, probability: probability,
                                    levelDB: Self.decibels(rms), peakDB: Self.decibels(Double(peak)), speaking: speaking)
-        self = LevelMeter(intervalMs: Int(interval / 1_000_000))
+        self = LevelMeter(intervalMs: intervalMs)
         return reading
     }
 

@@ -112,7 +112,7 @@ public struct SpeechFeatures {
             }
         }
         noise.track(energies, memory: base + layout.noise)
-        let floor = noise.power(memory: base + layout.noise)
+        let floor = base + layout.noise  // the noise floor's power comes first in its memory
 
         let logLevels = base + layout.logLevels, previous = base + layout.previousLogLevels
         let values = base + layout.values
@@ -262,8 +262,6 @@ struct NoiseFloor {
             memory[2 * bands + index] = .greatestFiniteMagnitude
         }
     }
-
-    func power(memory: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float> { memory }
 
     mutating func track(_ energies: UnsafeMutablePointer<Float>, memory: UnsafeMutablePointer<Float>) {
         let power = memory, smoothed = memory + bands, current = memory + 2 * bands, minima = memory + 3 * bands

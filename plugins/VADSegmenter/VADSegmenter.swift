@@ -81,11 +81,14 @@ public final class VADSegmenterElement: Filter {
     ]
 
 
+    /// The segmenter as the element configures it by default (what the VAD benchmark scores).
+    public static let defaultConfiguration = SegmenterConfiguration(
+        threshold: Float(DEFAULT_THRESHOLD), prefixPaddingMs: DEFAULT_PREFIX_PADDING_MS,
+        silenceDurationMs: DEFAULT_SILENCE_DURATION_MS, minSpeechMs: DEFAULT_MIN_SPEECH_MS,
+        maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE)
+
     struct Settings {
-        var segmenter = SegmenterConfiguration(
-            threshold: Float(DEFAULT_THRESHOLD), prefixPaddingMs: DEFAULT_PREFIX_PADDING_MS,
-            silenceDurationMs: DEFAULT_SILENCE_DURATION_MS, minSpeechMs: DEFAULT_MIN_SPEECH_MS,
-            maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE)
+        var segmenter = defaultConfiguration
         var pttActive = DEFAULT_PTT_ACTIVE
         var levelIntervalMs = DEFAULT_LEVEL_INTERVAL_MS
     }
@@ -166,7 +169,7 @@ public final class VADSegmenterElement: Filter {
             let switched = state.segmenter.switchMode(to: current.segmenter.mode)
             if current.levelIntervalMs <= 0 {
                 state.levels = nil
-            } else if state.levels?.interval != UInt64(max(10, current.levelIntervalMs)) * Gst.millisecond {
+            } else if state.levels?.intervalMs != current.levelIntervalMs {
                 state.levels = LevelMeter(intervalMs: current.levelIntervalMs)
             }
             let runningTime = state.segment.runningTime(of: buffer.pts)

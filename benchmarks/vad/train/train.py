@@ -249,27 +249,14 @@ class Teacher:
     """Silero VAD's speech probability per 10 ms frame (its 32 ms frames held)."""
 
     def __init__(self):
-        import importlib.util
-        import onnxruntime
-        package = importlib.util.find_spec("silero_vad").submodule_search_locations[0]
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = options.inter_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(os.path.join(package, "data", "silero_vad.onnx"), options)
+        sys.path.insert(0, os.path.join(HERE, ".."))
+        from silero import CHUNK, Silero
+        self.model, self.chunk = Silero(), CHUNK
 
     def frames(self, audio):
-        x = np.clip(audio, -1, 1).astype(np.float32)
-        state = np.zeros((2, 1, 128), dtype=np.float32)
-        context = np.zeros(64, dtype=np.float32)
-        rate = np.array(RATE, dtype=np.int64)
-        chunks = []
-        for start in range(0, len(x) - 512 + 1, 512):
-            chunk = np.concatenate([context, x[start:start + 512]])[None, :]
-            probability, state = self.session.run(None, {"input": chunk, "state": state, "sr": rate})
-            context = chunk[0, -64:]
-            chunks.append(probability[0, 0])
-        chunks = np.array(chunks + [0.0])
-        n = len(x) // FRAME
-        return chunks[np.minimum((np.arange(n) * FRAME + FRAME // 2) // 512, len(chunks) - 1)]
+        chunks = np.append(self.model.probabilities(np.clip(audio, -1, 1).astype(np.float32)), 0.0)
+        n = len(audio) // FRAME
+        return chunks[np.minimum((np.arange(n) * FRAME + FRAME // 2) // self.chunk, len(chunks) - 1)]
 
 
 def write_wav(path, audio):
