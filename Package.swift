@@ -51,6 +51,9 @@ let package = Package(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CFLAC", path: "Sources/CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .target(name: "ParleyCore", dependencies: ["CCurl", "CFLAC"], path: "Sources/ParleyCore"),
+        .systemLibrary(name: "CNats", path: "Sources/CNats", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+        // Past one machine: the work queue on NATS JetStream (no GStreamer here).
+        .target(name: "ParleyJobs", dependencies: ["CNats", "ParleyCore"], path: "Sources/ParleyJobs"),
         // A typed binding of GStreamer and nothing else: no speech, no ParleyCore.
         .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer"], path: "Sources/GstKit"),
         // The speech layer: ParleySpeechMeta, speech-start/end events, latency
@@ -74,7 +77,7 @@ let package = Package(
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",
-            dependencies: ["Parley", "ParleyServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Parley", "ParleyServer", "ParleyJobs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/parley"),
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.
@@ -90,6 +93,7 @@ let package = Package(
         .target(name: "ParleyTestSupport", dependencies: ["ParleyCore"], path: "Tests/ParleyTestSupport"),
         .testTarget(name: "CLITests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/CLITests"),
         .testTarget(name: "ServerTests", dependencies: ["Parley", "ParleyCore", "ParleyTestSupport"], path: "Tests/ServerTests"),
+        .testTarget(name: "ParleyJobsTests", dependencies: ["ParleyJobs"], path: "Tests/ParleyJobsTests"),
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),

@@ -11,7 +11,8 @@ struct ParleyCommand: AsyncParsableCommand {
         discussion: ExitStatus.table,
         version: Release.version,
         subcommands: [RunCommand.self, ValidateCommand.self, InspectCommand.self, ListCommand.self,
-                      PluginPathCommand.self, ServeCommand.self, SessionsCommand.self, BenchCommand.self])
+                      PluginPathCommand.self, ServeCommand.self, SessionsCommand.self, BenchCommand.self,
+                      WorkerCommand.self, SubmitCommand.self, JobsCommand.self])
 
     /// ArgumentParser's own entry point, except that a usage error exits with
     /// 2 like every other wrong input (its default is 64, EX_USAGE), so the

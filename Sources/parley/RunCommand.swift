@@ -34,11 +34,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         // A recorded session says which file and variables made it (secrets are left out by the recorder).
         let variables = parsed.resolvedVariables(overrides: overrides)
-        for recorder in pipeline.elements(factory: "sessionrecorder") {
-            try? recorder.setProperty("pipeline", .string(file))
-            try? recorder.setProperty("variables", .string(variables.sorted { $0.key < $1.key }
-                .map { "\($0.key)=\($0.value.replacingOccurrences(of: ";", with: ","))" }.joined(separator: ";")))
-        }
+        SessionLabel.apply(to: pipeline, file: file, variables: variables)
         // When a transcriptsink writes to standard output (text-translate), standard
         // output is the pipeline's: Parley's own lines go to standard error.
         let resultsToStandardOutput = !pipeline.elements(factory: "transcriptsink").contains {
@@ -139,5 +135,17 @@ enum LatencyFormatter {
         let figures = report.figures.sorted { $0.key < $1.key }
             .map { "\($0.key)=\(String(format: "%.1f", $0.value))" }.joined(separator: " ")
         return "latency segment=\(report.segmentID) stage=\(report.stage) \(figures)"
+    }
+}
+
+/// Tells every sessionrecorder which file and variables made the session
+/// (the recorder leaves secrets out).
+enum SessionLabel {
+    static func apply(to pipeline: Pipeline, file: String, variables: [String: String]) {
+        for recorder in pipeline.elements(factory: "sessionrecorder") {
+            try? recorder.setProperty("pipeline", .string(file))
+            try? recorder.setProperty("variables", .string(variables.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value.replacingOccurrences(of: ";", with: ","))" }.joined(separator: ";")))
+        }
     }
 }

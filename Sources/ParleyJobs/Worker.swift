@@ -1,0 +1,333 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// How a worker takes jobs. The redelivery settings belong to the durable
+/// consumer all workers share: the first worker to subscribe sets them, and a
+/// worker started later with different values is told so at start.
+public struct WorkerSettings: Sendable {
+    public static let DEFAULT_CONCURRENCY = 1
+    public static let DEFAULT_ACK_WAIT: Duration = .seconds(30)
+    public static let DEFAULT_MAX_DELIVER = 3
+    public static let DEFAULT_RETRY_DELAY: Duration = .seconds(1)
+
+    /// Jobs run at once by this worker.
+    public var concurrency = DEFAULT_CONCURRENCY
+    /// How long the server waits for an acknowledgement or a sign of life
+    /// before it delivers the job to another worker. A running job says it is
+    /// alive every third of this.
+    public var ackWait = DEFAULT_ACK_WAIT
+    /// Deliveries of one job before it is recorded as failed.
+    public var maxDeliver = DEFAULT_MAX_DELIVER
+    /// The pause before a failed attempt is delivered again.
+    public var retryDelay = DEFAULT_RETRY_DELAY
+    /// Where each job's input and session are written while it runs.
+    public var workFolder: URL
+
+    public init(workFolder: URL) {
+        self.workFolder = workFolder
+    }
+}
+
+/// What running a job's pipeline gave.
+public struct JobOutcome: Sendable {
+    public var lines: [ResultLine]
+    /// The folder the pipeline's session was recorded into (nil: it records none).
+    public var sessionFolder: URL?
+    public var audioSeconds: Double
+
+    public init(lines: [ResultLine], sessionFolder: URL?, audioSeconds: Double) {
+        self.lines = lines
+        self.sessionFolder = sessionFolder
+        self.audioSeconds = audioSeconds
+    }
+}
+
+/// Runs one job's pipeline: blocking, on the calling thread. A thrown
+/// error's description is the attempt's reason, so it names what failed.
+public protocol JobRunner: Sendable {
+    func run(_ job: JobSpec, input: URL, sessionFolder: URL) throws -> JobOutcome
+}
+
+/// A worker: takes jobs from the work queue, runs them, publishes their
+/// results and acknowledges them.
+///
+/// The order of the steps is what makes the guarantees:
+/// 1. a job whose result is already stored (its last worker died between
+///    publishing and acknowledging) is acknowledged without running again;
+/// 2. the result is published *before* the acknowledgement, with the
+///    de-duplication id `result-JOB`, so a worker that dies in between costs a
+///    rerun whose result JetStream drops, never a lost result;
+/// 3. a failed attempt asks for redelivery after `retryDelay` until the
+///    delivery count reaches `maxDeliver`; the last failure publishes a
+///    `failed` result with every attempt's reason and acknowledges.
+/// While the server is away, every step waits for it (the client reconnects
+/// by itself) for up to `patience`, so a restarted server costs a pause.
+public final class Worker: Sendable {
+    public let name: String
+    private let board: JobBoard
+    private let settings: WorkerSettings
+    private let runner: any JobRunner
+    private let log: @Sendable (String) -> Void
+    private let draining = Atomic<Bool>(false)
+    private let patience: Duration
+
+    public init(board: JobBoard, settings: WorkerSettings, runner: any JobRunner, name: String,
+                patience: Duration = .seconds(600), log: @escaping @Sendable (String) -> Void) {
+        self.board = board
+        self.settings = settings
+        self.runner = runner
+        self.name = name
+        self.patience = patience
+        self.log = log
+    }
+
+    /// Stops taking jobs; the ones running finish (SIGTERM).
+    public func drain() {
+        draining.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Subscribes, checks the shared consumer's settings, and returns the
+    /// subscriptions for ``run(_:)``.
+    public func subscribe() throws(JetStreamError) -> [WorkQueueSubscription] {
+        try board.prepare()
+        var subscriptions: [WorkQueueSubscription] = []
+        for _ in 0..<max(settings.concurrency, 1) {
+            subscriptions.append(try board.jetStream.workQueue(
+                stream: JobBoard.jobsStream, subject: JobBoard.jobsSubject, durable: JobBoard.workersConsumer,
+                ackWait: settings.ackWait, maxDeliver: settings.maxDeliver))
+        }
+        let shared = try board.jetStream.consumerSettings(stream: JobBoard.jobsStream, durable: JobBoard.workersConsumer)
+        if shared.ackWait != settings.ackWait || shared.maxDeliver != settings.maxDeliver {
+            throw JetStreamError("joining the workers", message: "the queue's consumer was made with ack wait \(shared.ackWait) and max deliver \(shared.maxDeliver), this worker asks for \(settings.ackWait) and \(settings.maxDeliver); start it with the queue's values")
+        }
+        return subscriptions
+    }
+
+    /// Takes and runs jobs on one thread per subscription until ``drain()``;
+    /// returns when every running job is settled.
+    public func run(_ subscriptions: [WorkQueueSubscription]) {
+        let group = DispatchGroup()
+        for (slot, subscription) in subscriptions.enumerated() {
+            group.enter()
+            let thread = Thread { [self] in
+                takeJobs(from: subscription, slot: slot)
+                group.leave()
+            }
+            thread.name = "parley-worker-\(slot)"
+            thread.start()
+        }
+        group.wait()
+    }
+
+    private func takeJobs(from subscription: WorkQueueSubscription, slot: Int) {
+        var quietSince: ContinuousClock.Instant?
+        while !draining.load(ordering: .sequentiallyConsistent) {
+            do {
+                guard let delivery = try subscription.next(timeout: .milliseconds(500)) else { continue }
+                quietSince = nil
+                handle(delivery)
+            } catch {
+                if quietSince == nil {
+                    quietSince = .now
+                    log("waiting for the server: \(error)")
+                }
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+        }
+    }
+
+    // MARK: One job
+
+    private func handle(_ delivery: Delivery) {
+        guard let job: JobSpec = JobBoard.decode(delivery.data) else {
+            log("message \(delivery.streamSequence) on \(delivery.subject) is no \(JobFormat.job) job: terminated")
+            try? delivery.terminate()
+            return
+        }
+        let attempt = delivery.deliveryCount
+        if let existing = try? persist("looking up \(job.id)'s result", { () throws(JetStreamError) in try board.result(job: job.id) }) {
+            log("\(job.id): its result (\(existing.status.rawValue)) is already stored; acknowledging")
+            settle(job, "acknowledging") { () throws(JetStreamError) in try delivery.acknowledge() }
+            return
+        }
+        let started = WallClock.milliseconds()
+        log("\(job.id): started, attempt \(attempt) of \(settings.maxDeliver) (\(job.pipelineName), \(job.input.name))")
+        try? persist("recording \(job.id) started") { () throws(JetStreamError) in
+            try board.record(JobEvent(.started, job: job.id, time: started, worker: name, attempt: attempt))
+        }
+        let heartbeat = Heartbeat(every: settings.ackWait / 3) { try? delivery.stillWorking() }
+        let outcome = Result { () throws(JobFailure) in try execute(job) }
+        heartbeat.stop()
+        let finished = WallClock.milliseconds()
+        switch outcome {
+        case .success(let (outcome, files)):
+            let result = JobResult(job: job.id, status: .done, worker: name, attempts: attempt,
+                                   reasons: earlierReasons(job, attempt: attempt), lines: outcome.lines, sessionFiles: files,
+                                   audioSeconds: outcome.audioSeconds, started: started, finished: finished)
+            finish(job, delivery, result, event: .done)
+            log("\(job.id): done in \(String(format: "%.1f", Double(finished - started) / 1000)) s, \(outcome.lines.count) lines, \(files.count) session files")
+        case .failure(let failure):
+            if attempt >= settings.maxDeliver || !failure.worthRetrying {
+                let events = (try? board.events(batch: job.batch, index: job.index)) ?? []
+                let reasons = AttemptHistory.reasons(events: events, current: attempt, worker: name, reason: failure.reason)
+                let result = JobResult(job: job.id, status: .failed, worker: name, attempts: attempt, reasons: reasons, lines: [],
+                                       sessionFiles: [], audioSeconds: 0, started: started, finished: finished)
+                finish(job, delivery, result, event: .failed)
+                log("\(job.id): failed for good after attempt \(attempt): \(failure.reason)")
+            } else {
+                try? persist("recording \(job.id)'s failed attempt") { () throws(JetStreamError) in
+                    try board.record(JobEvent(.attemptFailed, job: job.id, time: finished, worker: name, attempt: attempt, reason: failure.reason))
+                }
+                settle(job, "asking for redelivery") { () throws(JetStreamError) in try delivery.retryLater(after: settings.retryDelay) }
+                log("\(job.id): attempt \(attempt) failed, will be delivered again: \(failure.reason)")
+            }
+        }
+    }
+
+    private func earlierReasons(_ job: JobSpec, attempt: Int) -> [String] {
+        guard attempt > 1 else { return [] }
+        let events = (try? board.events(batch: job.batch, index: job.index)) ?? []
+        return Array(AttemptHistory.reasons(events: events, current: attempt, worker: name, reason: "done").dropLast())
+    }
+
+    /// Fetches the input, runs the pipeline, stores the session's files.
+    private func execute(_ job: JobSpec) throws(JobFailure) -> (JobOutcome, [BlobReference]) {
+        let folder = settings.workFolder.appendingPathComponent("\(job.id)-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard case .file(let blob) = job.input else { throw JobFailure("input kind is not one this worker knows", worthRetrying: false) }
+        let bytes: [UInt8]
+        do {
+            bytes = try persist("fetching \(job.id)'s input") { () throws(JetStreamError) in try board.fetchBlob(blob) }
+        } catch {
+            throw JobFailure("fetching the input \(blob.name): \(error)")
+        }
+        let input = folder.appendingPathComponent("input").appendingPathComponent(Self.safeName(blob.name))
+        let session = folder.appendingPathComponent("session")
+        do {
+            try FileManager.default.createDirectory(at: input.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: input)
+        } catch {
+            throw JobFailure("writing the input to \(input.path): \(error.localizedDescription)")
+        }
+        let outcome: JobOutcome
+        do {
+            outcome = try runner.run(job, input: input, sessionFolder: session)
+        } catch {
+            throw JobFailure("\(error)")
+        }
+        var files: [BlobReference] = []
+        if let recorded = outcome.sessionFolder {
+            do {
+                for (path, url) in Self.files(in: recorded) {
+                    let data = try [UInt8](Data(contentsOf: url))
+                    files.append(try persist("storing \(path)") { () throws(JetStreamError) in
+                        try board.storeBlob(name: path, bytes: data, batch: job.batch, index: job.index, part: "session")
+                    })
+                }
+            } catch {
+                throw JobFailure("storing the session: \(error)")
+            }
+        }
+        return (outcome, files)
+    }
+
+    private func finish(_ job: JobSpec, _ delivery: Delivery, _ result: JobResult, event: JobEvent.Kind) {
+        do {
+            let ack = try persist("publishing \(job.id)'s result") { () throws(JetStreamError) in try board.publish(result) }
+            if ack.duplicate { log("\(job.id): a result was already stored; JetStream dropped this one") }
+        } catch {
+            // Not acknowledged: the job comes back after the ack wait.
+            log("\(job.id): could not publish the result (\(error)); it will be delivered again")
+            return
+        }
+        try? persist("recording \(job.id) \(event.rawValue)") { () throws(JetStreamError) in
+            try board.record(JobEvent(event, job: job.id, time: WallClock.milliseconds(), worker: name, attempt: result.attempts,
+                                      reason: result.status == .failed ? result.reasons.last : nil))
+        }
+        settle(job, "acknowledging") { () throws(JetStreamError) in try delivery.acknowledge() }
+    }
+
+    private func settle(_ job: JobSpec, _ what: String, _ body: () throws(JetStreamError) -> Void) {
+        do {
+            try persist("\(what) \(job.id)", body)
+        } catch {
+            log("\(job.id): \(what) failed (\(error)); the server will deliver it again and its stored result will be kept")
+        }
+    }
+
+    /// Runs `body`, trying again while the error is transient (server
+    /// restarting, connection down) for up to `patience`.
+    private func persist<T>(_ what: String, _ body: () throws(JetStreamError) -> T) throws(JetStreamError) -> T {
+        let deadline = ContinuousClock.now + patience
+        var pause = 0.1
+        var told = false
+        while true {
+            do {
+                return try body()
+            } catch where error.isTransient && ContinuousClock.now < deadline {
+                if !told { log("\(what): \(error); trying again while the server comes back"); told = true }
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 2)
+            }
+        }
+    }
+
+    // MARK: Files
+
+    public static func safeName(_ name: String) -> String {
+        let base = (name as NSString).lastPathComponent
+        let cleaned = String(base.map { $0.isLetter || $0.isNumber || "._-".contains($0) ? $0 : "_" }.prefix(120))
+        return cleaned.isEmpty || cleaned.hasPrefix(".") ? "input" + cleaned : cleaned
+    }
+
+    /// Regular files under `folder`, as (relative path, URL), sorted.
+    static func files(in folder: URL) -> [(String, URL)] {
+        let root = folder.standardizedFileURL.path
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        var found: [(String, URL)] = []
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            let path = url.standardizedFileURL.path
+            guard path.hasPrefix(root + "/") else { continue }
+            found.append((String(path.dropFirst(root.count + 1)), url))
+        }
+        return found.sorted { $0.0 < $1.0 }
+    }
+}
+
+/// Why one attempt failed.
+struct JobFailure: Error {
+    let reason: String
+    /// False for what no other attempt can change (an input kind this
+    /// version does not know).
+    let worthRetrying: Bool
+
+    init(_ reason: String, worthRetrying: Bool = true) {
+        self.reason = reason
+        self.worthRetrying = worthRetrying
+    }
+}
+
+/// Calls `beat` every `interval` on a background queue until stopped.
+final class Heartbeat {
+    private let timer: DispatchSourceTimer
+
+    init(every interval: Duration, beat: @escaping @Sendable () -> Void) {
+        let seconds = max(Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18, 0.1)
+        timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler(handler: beat)
+        timer.resume()
+    }
+
+    func stop() { timer.cancel() }
+}
+
+extension JobInput {
+    /// The input's name, for logs.
+    public var name: String {
+        switch self {
+        case .file(let blob): return blob.name
+        }
+    }
+}
