@@ -40,12 +40,13 @@ struct JobsCommand: ParsableCommand {
         /// Each job's events and result, read now.
         func snapshot() throws -> [JobSnapshot] {
             let events = Dictionary(grouping: try board.events(batch: manifest.batch), by: \.job)
-            let results = Dictionary(try board.results(batch: manifest.batch).map { ($0.result.job, $0.result) },
-                                     uniquingKeysWith: { first, _ in first })
+            let stored = try board.results(batch: manifest.batch)
+            let results = Dictionary(stored.map { ($0.result.job, $0.result) }, uniquingKeysWith: { first, _ in first })
+            let publications = Dictionary(grouping: stored, by: \.result.job).mapValues(\.count)
             return jobs.enumerated().map { offset, job in
                 let index = manifest.jobs.firstIndex(of: job) ?? offset
                 return JobSnapshot(job: job, input: index < manifest.inputs.count ? manifest.inputs[index] : "",
-                                   events: events[job] ?? [], result: results[job])
+                                   events: events[job] ?? [], result: results[job], publications: publications[job] ?? 0)
             }
         }
     }
@@ -55,13 +56,16 @@ struct JobsCommand: ParsableCommand {
         let input: String
         let events: [JobEvent]
         let result: JobResult?
+        /// Results stored for the job: 1 once it finished (JetStream drops
+        /// a second publication of the same job's result).
+        let publications: Int
 
         var state: JobState {
             if let result { return result.status == .done ? .done : .failed }
             return AttemptHistory.state(of: events)
         }
 
-        private enum CodingKeys: String, CodingKey { case job, input, state, events, result }
+        private enum CodingKeys: String, CodingKey { case job, input, state, events, result, publications }
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(job, forKey: .job)
@@ -69,6 +73,7 @@ struct JobsCommand: ParsableCommand {
             try container.encode(state.label, forKey: .state)
             try container.encode(events, forKey: .events)
             try container.encodeIfPresent(result, forKey: .result)
+            try container.encode(publications, forKey: .publications)
         }
     }
 
@@ -89,7 +94,7 @@ struct JobsCommand: ParsableCommand {
             let selection = try Selection(id, nats: nats)
             let jobs = try selection.snapshot()
             if json {
-                for job in jobs { FileHandle.standardOutput.write(try JSONLines.line(job)) }
+                for job in jobs { print(String(decoding: try JSONLines.line(job), as: UTF8.self)) }
                 return
             }
             for job in jobs {
@@ -168,7 +173,7 @@ struct JobsCommand: ParsableCommand {
                     if !json { print("\(job.job): \(job.state.label)") }
                     continue
                 }
-                if json { FileHandle.standardOutput.write(try JSONLines.line(result)); continue }
+                if json { print(String(decoding: try JSONLines.line(result), as: UTF8.self)); continue }
                 print("\(job.job) (\(SafeText.oneLine(job.input))): \(result.status.rawValue) by \(result.worker), attempt \(result.attempts)")
                 for line in result.lines {
                     print("  \(line.kind.rawValue) \(line.segment) (\(line.language)): \(SafeText.oneLine(line.text))")

@@ -1,0 +1,219 @@
+import Foundation
+import ParleyCore
+import ParleyTestSupport
+import Testing
+
+/// `parley worker`, `submit` and `jobs` against a real nats-server (file
+/// storage, loopback), running real speech through the local engines.
+@Suite(.serialized, .enabled(if: NATSServer.isInstalled, "needs Debian's nats-server (scripts/setup installs it)"))
+struct WorkQueueTests {
+    /// A transcription pipeline of the kind users submit: decode, segment,
+    /// Whisper-base, a recorded session.
+    static let pipeline = """
+        #@ description Transcribe a recording into a session
+        #@ var INPUT=  The recording
+        #@ var SESSION=  The session folder
+        filesrc location=${INPUT} ! decodebin ! audioconvert ! audioresample ! audio/x-raw,format=S16LE,channels=1,rate=16000
+          ! vadsegmenter ! cloudstt provider=local language=en ! tee name=heard
+        heard. ! queue ! rec.transcript_%u
+        sessionrecorder name=rec location=${SESSION}
+        """
+
+    /// One server, its folder, and the workers started on it.
+    final class Cluster: @unchecked Sendable {
+        let folder = TestSupport.temporaryFolder()
+        let server: NATSServer
+        let environment: [String: String]
+        let pipelineFile: String
+        var workers: [ParleyProcess] = []
+
+        init() throws {
+            server = try NATSServer(storage: folder.appendingPathComponent("store"))
+            environment = TestSupport.gstEnvironment(registry: folder)
+            pipelineFile = folder.appendingPathComponent("transcribe.pipeline").path
+            try WorkQueueTests.pipeline.write(toFile: pipelineFile, atomically: true, encoding: .utf8)
+        }
+
+        /// Starts a worker and waits until it takes jobs.
+        @discardableResult
+        func worker(_ extra: [String] = ["--ack-wait", "4"]) throws -> ParleyProcess {
+            let worker = try ParleyProcess(["worker", "--nats", server.url] + extra, environment: environment)
+            #expect(worker.wait(for: "taking jobs", seconds: 30), "worker did not start: \(worker.output)")
+            workers.append(worker)
+            return worker
+        }
+
+        func parley(_ arguments: [String]) async throws -> TestSupport.Result {
+            try await TestSupport.run(TestSupport.parleyExecutable, arguments + ["--nats", server.url], environment: environment)
+        }
+
+        /// Submits one job per input; returns the batch id.
+        func submit(_ inputs: [String]) async throws -> String {
+            let submitted = try await parley(["submit", pipelineFile, "--input"] + inputs)
+            #expect(submitted.status == 0, "\(submitted.stderr)")
+            let first = submitted.stdout.split(separator: "\n").first ?? ""
+            #expect(submitted.stdout.split(separator: "\n").count == inputs.count + 1)
+            return String(first.split(separator: " ")[1].dropLast())
+        }
+
+        func status(_ batch: String) async throws -> [JobStatus] {
+            let status = try await parley(["jobs", "status", batch, "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            return try status.stdout.split(separator: "\n").map { try JSONDecoder().decode(JobStatus.self, from: Data($0.utf8)) }
+        }
+
+        deinit {
+            workers.removeAll()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// `parley jobs status --json`, as a script reads it.
+    struct JobStatus: Decodable {
+        struct Result: Decodable {
+            struct Line: Decodable { let kind: String; let text: String }
+            struct File: Decodable { let name: String; let size: Int }
+            let status: String
+            let worker: String
+            let attempts: Int
+            let reasons: [String]
+            let lines: [Line]
+            let sessionFiles: [File]
+        }
+        let job: String
+        let input: String
+        let state: String
+        let result: Result?
+        let publications: Int
+
+        var transcript: String { result?.lines.filter { $0.kind == "transcript" }.map(\.text).joined(separator: " ") ?? "" }
+    }
+
+    @Test func twelveJobsOnThreeWorkersEachGiveOneResultAndTheirSessionsComeBack() async throws {
+        let cluster = try Cluster()
+        for _ in 0..<3 { try cluster.worker() }
+        let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 12)
+        #expect(prompts.count == 12)
+        let batch = try await cluster.submit(prompts.map(\.path))
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "400"])
+        #expect(watch.status == 0, "\(watch.stderr)\n\(cluster.workers.map(\.output).joined(separator: "\n"))")
+        #expect(watch.stderr.contains("12/12"))
+
+        let jobs = try await cluster.status(batch)
+        #expect(jobs.count == 12)
+        for (job, prompt) in zip(jobs, prompts) {
+            #expect(job.state == "done", "\(job.job): \(job.state)")
+            #expect(job.publications == 1, "\(job.job) has \(job.publications) results")
+            #expect(job.input == (prompt.path as NSString).lastPathComponent)
+            let error = WordErrorRate.score(reference: prompt.text, hypothesis: job.transcript).rate
+            #expect(error < 0.5, "\(job.job): heard \"\(job.transcript)\" for \"\(prompt.text)\"")
+        }
+        // The queue spread the work.
+        let workers = Set(jobs.compactMap { $0.result?.worker })
+        #expect(workers.count >= 2, "all jobs went to \(workers)")
+
+        // The sessions come back as folders `parley sessions` reads.
+        let into = cluster.folder.appendingPathComponent("fetched")
+        let fetch = try await cluster.parley(["jobs", "fetch", batch, "--to", into.path])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        let first = jobs[0]
+        let show = try await TestSupport.run(TestSupport.parleyExecutable,
+                                             ["sessions", "show", "--dir", into.appendingPathComponent(first.job).path, "session"])
+        #expect(show.status == 0, "\(show.stderr)")
+        let firstWords = first.transcript.split(separator: " ").prefix(2).joined(separator: " ")
+        #expect(!firstWords.isEmpty && show.stdout.contains(firstWords), "\(show.stdout)")
+
+        // SIGTERM drains: every worker exits 0, saying so.
+        for worker in cluster.workers { worker.signal(SIGTERM) }
+        for worker in cluster.workers {
+            #expect(worker.exitStatus(within: 30) == 0)
+            #expect(worker.output.contains("drained"))
+        }
+    }
+
+    @Test func aWorkerKilledMidJobCostsARetryOnAnotherNothingElse() async throws {
+        let cluster = try Cluster()
+        let first = try cluster.worker(["--ack-wait", "3"])
+        let second = try cluster.worker(["--ack-wait", "3"])
+        let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(4)
+        let batch = try await cluster.submit(clips.map(\.path))
+        // Whichever starts a job first is killed in the middle of it.
+        let deadline = Date().addingTimeInterval(60)
+        var victim: ParleyProcess?
+        while victim == nil && Date() < deadline {
+            victim = [first, second].first { $0.output.contains(": started") }
+            usleep(10_000)
+        }
+        let killed = try #require(victim)
+        killed.signal(SIGKILL)
+        #expect(killed.exitStatus(within: 10) != nil)
+        let killedJob = try #require(killed.output.split(separator: "\n").first { $0.contains(": started") }?
+            .split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) })
+
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let jobs = try await cluster.status(batch)
+        #expect(jobs.count == 4)
+        for job in jobs {
+            #expect(job.state == "done")
+            #expect(job.publications == 1)
+            if job.job == killedJob {
+                #expect(job.result?.attempts == 2)
+                let reason = job.result?.reasons.first ?? ""
+                #expect(reason.contains("attempt 1 on") && reason.contains(":\(killed.pid)") && reason.contains("no answer within the ack wait"), "\(reason)")
+            } else {
+                #expect(job.result?.attempts == 1, "\(job.job) was disturbed: \(job.result?.reasons ?? [])")
+            }
+            #expect(!job.transcript.isEmpty)
+        }
+    }
+
+    @Test func aServerRestartMidRunLosesNoJobAndNoResult() async throws {
+        let cluster = try Cluster()
+        let workers = [try cluster.worker(), try cluster.worker()]
+        let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 8)
+        let batch = try await cluster.submit(prompts.map(\.path))
+        let deadline = Date().addingTimeInterval(120)
+        while !workers.contains(where: { $0.output.contains(": done in") }) && Date() < deadline { usleep(20_000) }
+        #expect(workers.contains { $0.output.contains(": done in") })
+        cluster.server.kill()
+        usleep(1_500_000)
+        try cluster.server.start()
+
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
+        #expect(watch.status == 0, "\(watch.stderr)\n\(workers.map(\.output).joined(separator: "\n"))")
+        let jobs = try await cluster.status(batch)
+        #expect(jobs.count == 8)
+        for job in jobs {
+            #expect(job.state == "done", "\(job.job): \(job.state)")
+            #expect(job.publications == 1)
+            #expect(!job.transcript.isEmpty)
+        }
+        // The workers came back by themselves and still take jobs.
+        for worker in workers { #expect(worker.process.isRunning) }
+        let after = try await cluster.submit([prompts[0].path])
+        let again = try await cluster.parley(["jobs", "watch", after, "--timeout", "120"])
+        #expect(again.status == 0)
+    }
+
+    @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {
+        let cluster = try Cluster()
+        try cluster.worker(["--ack-wait", "4", "--max-deliver", "2", "--retry-delay", "0.2"])
+        let corrupt = cluster.folder.appendingPathComponent("corrupt.wav")
+        try Data("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt this is not audio".utf8 + (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
+            .write(to: corrupt)
+        let good = try await SpeechFixtures.asteriskPrompts("en", count: 2).map(\.path)
+        let batch = try await cluster.submit([good[0], corrupt.path, good[1]])
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
+        #expect(watch.status == 1)
+        #expect(watch.stdout.contains("\(batch)-0001 failed:"))
+        let jobs = try await cluster.status(batch)
+        #expect(jobs.map(\.state) == ["done", "failed", "done"])
+        let failed = try #require(jobs[1].result)
+        #expect(failed.attempts == 2)
+        #expect(failed.reasons.count == 2)
+        #expect(failed.reasons[0].hasPrefix("attempt 1 on ") && failed.reasons[1].hasPrefix("attempt 2 on "))
+        #expect(failed.reasons.allSatisfy { $0.lowercased().contains("stream") || $0.contains("wav") }, "\(failed.reasons)")
+        #expect(jobs[1].publications == 1)
+    }
+}
