@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Subjects (see ``JobBoard`` for the streams):
 /// - `parley.jobs`: one ``JobSpec`` per job, de-duplicated on its id;
-/// - `parley.blobs.BATCH.INDEX.NAME`: a file's chunks (inputs, session files);
+/// - `parley.blobs.BATCH.INDEX.PART`: files' chunks (PART `input`, or `outputs`);
 /// - `parley.state.BATCH.INDEX`: the job's ``JobEvent``s, oldest first;
 /// - `parley.batches.BATCH`: the batch's ``BatchManifest``;
 /// - `parley.results.BATCH.INDEX`: the job's one ``JobResult``.
@@ -31,9 +31,11 @@ public struct JobSpec: Codable, Sendable, Equatable {
     public var variables: [String: String]
     public var input: JobInput
     public var submitted: Int64
+    /// Set for a shard of `parley bench --nats`: the input is a corpus.
+    public var bench: BenchShard?
 
     public init(batch: String, index: Int, pipelineName: String, pipeline: String, variables: [String: String],
-                input: JobInput, submitted: Int64) {
+                input: JobInput, submitted: Int64, bench: BenchShard? = nil) {
         self.id = JobSpec.id(batch: batch, index: index)
         self.batch = batch
         self.index = index
@@ -42,6 +44,7 @@ public struct JobSpec: Codable, Sendable, Equatable {
         self.variables = variables
         self.input = input
         self.submitted = submitted
+        self.bench = bench
     }
 
     public static func id(batch: String, index: Int) -> String {
@@ -56,17 +59,23 @@ public struct JobSpec: Codable, Sendable, Equatable {
 /// with a clear reason.
 public enum JobInput: Codable, Sendable, Equatable {
     case file(BlobReference)
+    /// A corpus manifest (`parley bench`'s JSON Lines) whose audio and label
+    /// paths are the names of `files`, all written into one folder.
+    case corpus(manifest: String, files: [BlobReference])
 
-    private enum CodingKeys: String, CodingKey { case kind, file }
+    private enum CodingKeys: String, CodingKey { case kind, file, manifest, files }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try container.decode(String.self, forKey: .kind)
         switch kind {
         case "file": self = .file(try container.decode(BlobReference.self, forKey: .file))
+        case "corpus":
+            self = .corpus(manifest: try container.decode(String.self, forKey: .manifest),
+                           files: try container.decode([BlobReference].self, forKey: .files))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "input kind '\(kind)' is not one this worker knows (file)")
+                                                   debugDescription: "input kind '\(kind)' is not one this worker knows (file, corpus)")
         }
     }
 
@@ -76,7 +85,33 @@ public enum JobInput: Codable, Sendable, Equatable {
         case .file(let blob):
             try container.encode("file", forKey: .kind)
             try container.encode(blob, forKey: .file)
+        case .corpus(let manifest, let files):
+            try container.encode("corpus", forKey: .kind)
+            try container.encode(manifest, forKey: .manifest)
+            try container.encode(files, forKey: .files)
         }
+    }
+}
+
+/// How a worker plays one shard of a distributed `parley bench`: as
+/// `parley bench` plays a corpus (its first `warmup` recordings unmeasured,
+/// so each worker loads its own models, then all of them); its records come
+/// back as `bench/shard.json` among the job's files.
+public struct BenchShard: Codable, Sendable, Equatable {
+    public var shard: Int
+    public var shards: Int
+    public var warmup: Int
+    public var gap: Double
+    public var paced: Bool
+    public var runs: Int
+
+    public init(shard: Int, shards: Int, warmup: Int, gap: Double, paced: Bool, runs: Int) {
+        self.shard = shard
+        self.shards = shards
+        self.warmup = warmup
+        self.gap = gap
+        self.paced = paced
+        self.runs = runs
     }
 }
 
@@ -162,8 +197,10 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var reasons: [String]
     /// The final transcripts and translations, in segment order.
     public var lines: [ResultLine]
-    /// The recorded session's files, paths relative to the session folder.
-    public var sessionFiles: [BlobReference]
+    /// The files the job wrote, by path relative to its outputs folder: the
+    /// recorded session under `session/`, other outputs (subtitles, audio)
+    /// where the pipeline's relative paths put them, e.g. `out/transcript.srt`.
+    public var files: [BlobReference]
     /// The input's duration in seconds (0 when it could not be read).
     public var audioSeconds: Double
     /// When the worker started and finished the successful (or last) attempt.
@@ -171,14 +208,14 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var finished: Int64
 
     public init(job: String, status: Status, worker: String, attempts: Int, reasons: [String], lines: [ResultLine],
-                sessionFiles: [BlobReference], audioSeconds: Double, started: Int64, finished: Int64) {
+                files: [BlobReference], audioSeconds: Double, started: Int64, finished: Int64) {
         self.job = job
         self.status = status
         self.worker = worker
         self.attempts = attempts
         self.reasons = reasons
         self.lines = lines
-        self.sessionFiles = sessionFiles
+        self.files = files
         self.audioSeconds = audioSeconds
         self.started = started
         self.finished = finished

@@ -21,7 +21,7 @@ public struct WorkerSettings: Sendable {
     public var maxDeliver = DEFAULT_MAX_DELIVER
     /// The pause before a failed attempt is delivered again.
     public var retryDelay = DEFAULT_RETRY_DELAY
-    /// Where each job's input and session are written while it runs.
+    /// Where each job's input and outputs are written while it runs.
     public var workFolder: URL
 
     public init(workFolder: URL) {
@@ -32,21 +32,22 @@ public struct WorkerSettings: Sendable {
 /// What running a job's pipeline gave.
 public struct JobOutcome: Sendable {
     public var lines: [ResultLine]
-    /// The folder the pipeline's session was recorded into (nil: it records none).
-    public var sessionFolder: URL?
     public var audioSeconds: Double
 
-    public init(lines: [ResultLine], sessionFolder: URL?, audioSeconds: Double) {
+    public init(lines: [ResultLine], audioSeconds: Double) {
         self.lines = lines
-        self.sessionFolder = sessionFolder
         self.audioSeconds = audioSeconds
     }
 }
 
 /// Runs one job's pipeline: blocking, on the calling thread. A thrown
 /// error's description is the attempt's reason, so it names what failed.
+///
+/// Everything the run writes under `outputs` (its session in
+/// `outputs/session`, any other file it makes there) comes back with the
+/// result, by its path relative to `outputs`.
 public protocol JobRunner: Sendable {
-    func run(_ job: JobSpec, input: URL, sessionFolder: URL) throws -> JobOutcome
+    func run(_ job: JobSpec, input: URL, outputs: URL) throws -> JobOutcome
 }
 
 /// A worker: takes jobs from the work queue, runs them, publishes their
@@ -140,9 +141,11 @@ public final class Worker: Sendable {
     // MARK: One job
 
     private func handle(_ delivery: Delivery) {
-        guard let job: JobSpec = JobBoard.decode(delivery.data) else {
-            log("message \(delivery.streamSequence) on \(delivery.subject) is no \(JobFormat.job) job: terminated")
-            try? delivery.terminate()
+        let job: JobSpec
+        do {
+            job = try JSONDecoder().decode(JobSpec.self, from: Data(delivery.data))
+        } catch {
+            refuse(delivery, because: error)
             return
         }
         let attempt = delivery.deliveryCount
@@ -163,16 +166,16 @@ public final class Worker: Sendable {
         switch outcome {
         case .success(let (outcome, files)):
             let result = JobResult(job: job.id, status: .done, worker: name, attempts: attempt,
-                                   reasons: earlierReasons(job, attempt: attempt), lines: outcome.lines, sessionFiles: files,
+                                   reasons: earlierReasons(job, attempt: attempt), lines: outcome.lines, files: files,
                                    audioSeconds: outcome.audioSeconds, started: started, finished: finished)
             finish(job, delivery, result, event: .done)
-            log("\(job.id): done in \(String(format: "%.1f", Double(finished - started) / 1000)) s, \(outcome.lines.count) lines, \(files.count) session files")
+            log("\(job.id): done in \(String(format: "%.1f", Double(finished - started) / 1000)) s, \(outcome.lines.count) lines, \(files.count) files")
         case .failure(let failure):
             if attempt >= settings.maxDeliver || !failure.worthRetrying {
                 let events = (try? board.events(batch: job.batch, index: job.index)) ?? []
                 let reasons = AttemptHistory.reasons(events: events, current: attempt, worker: name, reason: failure.reason)
                 let result = JobResult(job: job.id, status: .failed, worker: name, attempts: attempt, reasons: reasons, lines: [],
-                                       sessionFiles: [], audioSeconds: 0, started: started, finished: finished)
+                                       files: [], audioSeconds: 0, started: started, finished: finished)
                 finish(job, delivery, result, event: .failed)
                 log("\(job.id): failed for good after attempt \(attempt): \(failure.reason)")
             } else {
@@ -185,51 +188,90 @@ public final class Worker: Sendable {
         }
     }
 
+    /// A job this worker cannot read (a newer format, an input kind it does
+    /// not know): failed at once with the reason, since no retry reads it
+    /// better; a message that is no job at all is only terminated.
+    private func refuse(_ delivery: Delivery, because error: any Error) {
+        struct Identity: Decodable { let id: String }
+        guard let identity = try? JSONDecoder().decode(Identity.self, from: Data(delivery.data)) else {
+            log("message \(delivery.streamSequence) on \(delivery.subject) is no \(JobFormat.job) job: terminated")
+            try? delivery.terminate()
+            return
+        }
+        let now = WallClock.milliseconds()
+        let reason = "this worker cannot read the job: \(Self.describe(error))"
+        let result = JobResult(job: identity.id, status: .failed, worker: name, attempts: delivery.deliveryCount,
+                               reasons: ["attempt \(delivery.deliveryCount) on \(name): \(reason)"], lines: [], files: [],
+                               audioSeconds: 0, started: now, finished: now)
+        _ = try? persist("publishing \(identity.id)'s result") { () throws(JetStreamError) in try board.publish(result) }
+        try? board.record(JobEvent(.failed, job: identity.id, time: now, worker: name, attempt: delivery.deliveryCount, reason: reason))
+        try? delivery.terminate()
+        log("\(identity.id): \(reason)")
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
+        return "\(error)"
+    }
+
     private func earlierReasons(_ job: JobSpec, attempt: Int) -> [String] {
         guard attempt > 1 else { return [] }
         let events = (try? board.events(batch: job.batch, index: job.index)) ?? []
         return Array(AttemptHistory.reasons(events: events, current: attempt, worker: name, reason: "done").dropLast())
     }
 
-    /// Fetches the input, runs the pipeline, stores the session's files.
+    /// Fetches the input, runs the pipeline, stores what it wrote.
     private func execute(_ job: JobSpec) throws(JobFailure) -> (JobOutcome, [BlobReference]) {
         let folder = settings.workFolder.appendingPathComponent("\(job.id)-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
-        guard case .file(let blob) = job.input else { throw JobFailure("input kind is not one this worker knows", worthRetrying: false) }
+        let inputFolder = folder.appendingPathComponent("input")
+        let outputs = folder.appendingPathComponent("outputs")
+        let input: URL
+        do {
+            try FileManager.default.createDirectory(at: inputFolder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+            switch job.input {
+            case .file(let blob):
+                input = inputFolder.appendingPathComponent(Self.safeName(blob.name))
+                try fetch(blob, to: input, job: job)
+            case .corpus(let manifest, let files):
+                for blob in files { try fetch(blob, to: inputFolder.appendingPathComponent(Self.safeName(blob.name)), job: job) }
+                input = inputFolder.appendingPathComponent("manifest.jsonl")
+                try Data(manifest.utf8).write(to: input)
+            }
+        } catch let failure as JobFailure {
+            throw failure
+        } catch {
+            throw JobFailure("writing the input into \(inputFolder.path): \(error.localizedDescription)")
+        }
+        let outcome: JobOutcome
+        do {
+            outcome = try runner.run(job, input: input, outputs: outputs)
+        } catch {
+            throw JobFailure("\(error)")
+        }
+        var files: [BlobReference] = []
+        do {
+            for (path, url) in Self.files(in: outputs) {
+                let data = try [UInt8](Data(contentsOf: url))
+                files.append(try persist("storing \(path)") { () throws(JetStreamError) in
+                    try board.storeBlob(name: path, bytes: data, batch: job.batch, index: job.index, part: "outputs")
+                })
+            }
+        } catch {
+            throw JobFailure("storing the outputs: \(error)")
+        }
+        return (outcome, files)
+    }
+
+    private func fetch(_ blob: BlobReference, to file: URL, job: JobSpec) throws {
         let bytes: [UInt8]
         do {
             bytes = try persist("fetching \(job.id)'s input") { () throws(JetStreamError) in try board.fetchBlob(blob) }
         } catch {
             throw JobFailure("fetching the input \(blob.name): \(error)")
         }
-        let input = folder.appendingPathComponent("input").appendingPathComponent(Self.safeName(blob.name))
-        let session = folder.appendingPathComponent("session")
-        do {
-            try FileManager.default.createDirectory(at: input.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(bytes).write(to: input)
-        } catch {
-            throw JobFailure("writing the input to \(input.path): \(error.localizedDescription)")
-        }
-        let outcome: JobOutcome
-        do {
-            outcome = try runner.run(job, input: input, sessionFolder: session)
-        } catch {
-            throw JobFailure("\(error)")
-        }
-        var files: [BlobReference] = []
-        if let recorded = outcome.sessionFolder {
-            do {
-                for (path, url) in Self.files(in: recorded) {
-                    let data = try [UInt8](Data(contentsOf: url))
-                    files.append(try persist("storing \(path)") { () throws(JetStreamError) in
-                        try board.storeBlob(name: path, bytes: data, batch: job.batch, index: job.index, part: "session")
-                    })
-                }
-            } catch {
-                throw JobFailure("storing the session: \(error)")
-            }
-        }
-        return (outcome, files)
+        try Data(bytes).write(to: file)
     }
 
     private func finish(_ job: JobSpec, _ delivery: Delivery, _ result: JobResult, event: JobEvent.Kind) {
@@ -328,6 +370,7 @@ extension JobInput {
     public var name: String {
         switch self {
         case .file(let blob): return blob.name
+        case .corpus(_, let files): return "a corpus of \(files.count) files"
         }
     }
 }

@@ -27,6 +27,9 @@ struct BenchRunCommand: AsyncParsableCommand {
             bench's probe, which times each segment's first output (voice to voice). The recordings play one \
             after another in one session, --gap seconds apart, after --warmup recordings that load the models \
             and are not reported. Ctrl-C or SIGTERM stops and reports what finished. \
+            With --nats URL the corpus is cut into --shards parts, each a job for the `parley worker`s there \
+            (each plays the warm-up recordings first), and their per-utterance records are merged into one \
+            report: runs add up audio and CPU, and take the slowest shard's wall clock. \
             Exit status: 0 done, 1 the pipeline failed, 2 a file or an option is wrong, 130 interrupted.
             """)
 
@@ -39,83 +42,62 @@ struct BenchRunCommand: AsyncParsableCommand {
     @Flag(help: "Feed the audio as fast as the pipeline takes it, not in real time.") var noPace = false
     @Option(help: "Folder for report.md, report.json, segments.jsonl (and sessions/run-N, when the pipeline records sessions).") var output = "out/bench"
     @Flag(help: "No progress bar.") var quiet = false
+    @OptionGroup(title: "Across machines") var nats: NatsOptions
+    @Option(help: "With --nats: cut the corpus into this many shards, one job each, played at once by the workers (default: 2).")
+    var shards: Int?
 
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard warmup >= 0 else { throw ValidationError("--warmup cannot be negative") }
         guard gap.isFinite, gap >= 0.5, gap <= 60 else { throw ValidationError("--gap must be between 0.5 and 60 seconds") }
+        if let shards, !(1...256).contains(shards) { throw ValidationError("--shards takes 1 to 256, got \(shards)") }
     }
 
     func run() async throws {
         let file = PipelineFolders.resolve(self.file)
         let overrides = try parseAssignments(assignments)
         guard let (parsed, _) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
-        let bench: BenchPipeline, manifest: Corpus, stream: BenchStream
+        let execution: BenchExecution
         do {
-            bench = try BenchPipeline(file: parsed, overrides: overrides)
-            manifest = try Corpus(manifest: corpus)
-            let warmup = warmup, gap = gap
-            // Decoding blocks (it may run GStreamer pipelines).
-            stream = try await OffPool.run { () throws(CorpusError) in try BenchStream(corpus: manifest, warmup: warmup, gap: gap) }
-        } catch let error as BenchError {
-            printError("error: \(error)")
-            throw ExitCode(ExitStatus.invalidInput)
+            execution = try await BenchExecution(parsed: parsed, overrides: overrides, manifest: corpus, warmup: warmup, gap: gap)
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
-        try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let streamPath = work.appendingPathComponent("stream.wav").path
-        var launches: [String] = []
-        do {
-            try stream.write(to: streamPath)
-            let sessions = URL(fileURLWithPath: output).appendingPathComponent("sessions").standardizedFileURL.path
-            for number in 1...runs {
-                launches.append(try bench.launch(streamPath: streamPath, paced: !noPace, session: "\(sessions)/run-\(number)"))
+        let manifest = execution.corpus
+        var results: [BenchExecution.RunResult] = []
+        var interrupted = false
+        if nats.url != nil || shards != nil {
+            results = try await DistributedBench(command: self, file: file, overrides: overrides, corpus: manifest).run()
+        } else {
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
+            try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: work) }
+            let measured = execution.stream.placements.filter(\.measured)
+            let progress = BenchProgress(bar: !quiet && isatty(STDERR_FILENO) != 0, lines: !quiet && isatty(STDERR_FILENO) == 0,
+                                         runs: runs, paced: !noPace,
+                                         recordings: measured.map { (manifest.entries[$0.entry].id, $0.end) })
+            let runner = BenchRunner()
+            // Ctrl-C or SIGTERM: the run in progress stops; what finished is reported.
+            let interrupts = SignalWatch { name, _ in
+                progress.say("\(name): stopping; the report keeps the recordings that finished")
+                runner.abort()
             }
-        } catch {
-            printError("error: \(error)")
-            throw ExitCode(ExitStatus.invalidInput)
+            defer { interrupts.cancel() }
+            do {
+                let sessions = URL(fileURLWithPath: output).appendingPathComponent("sessions").standardizedFileURL.path
+                results = try await execution.play(runs: runs, paced: !noPace, work: work, sessions: sessions, progress: progress,
+                                                   runner: runner, stopped: { interrupts.received > 0 })
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(ExitStatus.invalidInput)
+            }
+            interrupted = interrupts.received > 0
         }
-
-        let measured = stream.placements.filter(\.measured)
-        let progress = BenchProgress(bar: !quiet && isatty(STDERR_FILENO) != 0, lines: !quiet && isatty(STDERR_FILENO) == 0,
-                                     runs: runs, paced: !noPace,
-                                     recordings: measured.map { (manifest.entries[$0.entry].id, $0.end) })
-        let runner = BenchRunner()
-        // Ctrl-C or SIGTERM: the run in progress stops; what finished is reported.
-        let interrupts = SignalWatch { name, _ in
-            progress.say("\(name): stopping; the report keeps the recordings that finished")
-            runner.abort()
-        }
-        defer { interrupts.cancel() }
-        var results: [(BenchReport.Run, [SegmentRecord], [EntryScore])] = []
         var failed = false
-        for number in 1...runs where interrupts.received == 0 {
-            progress.startRun(number)
-            // This run's session replaces the one an earlier bench left in the same output.
-            try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: output).appendingPathComponent("sessions/run-\(number)").path)
-            let observed = await runner.run(launch: launches[number - 1], streamDuration: stream.duration) { position, duration in
-                progress.update(position: position, duration: duration)
-            }
-            progress.finishRun()
-            let (segments, scores) = BenchAnalysis(corpus: manifest, stream: stream, run: number).analyze(observed)
-            let audio = scores.reduce(0.0) { sum, score in
-                sum + (measured.first { manifest.entries[$0.entry].id == score.entry }?.duration ?? 0)
-            }
-            results.append((BenchReport.Run(
-                run: number, audioSeconds: audio, streamSeconds: observed.position, wallSeconds: observed.wallSeconds,
-                speed: observed.wallSeconds > 0 ? observed.position / observed.wallSeconds : 0, cpuSeconds: observed.cpuSeconds,
-                workerCPUSeconds: observed.workerCPUSeconds, peakRSSMegabytes: observed.peakRSSMegabytes,
-                workerPeakRSSMegabytes: observed.workerPeakRSSMegabytes, recordings: scores.count,
-                interrupted: observed.interrupted, failure: observed.failure), segments, scores))
-            if let failure = observed.failure {
-                printError("error: run \(number): \(failure)")
-                failed = true
-                break
-            }
+        if let failure = results.last?.run.failure {
+            printError("error: run \(results.last?.run.run ?? 0): \(failure)")
+            failed = true
         }
         let report = BenchReport(pipeline: file, corpus: corpus, paced: !noPace, warmup: min(warmup, manifest.entries.count),
                                  recordings: manifest.entries.count, runs: results)
@@ -130,7 +112,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         }
         print(report.markdown)
         printError("report: \(output)/report.md, \(output)/report.json, \(output)/segments.jsonl")
-        if interrupts.received > 0 {
+        if interrupted {
             printError("interrupted: the report covers the \(results.reduce(0) { $0 + $1.0.recordings }) recordings that finished")
             throw ExitCode(ExitStatus.aborted)
         }

@@ -185,7 +185,7 @@ struct JobsCommand: ParsableCommand {
 
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Bring finished jobs' session folders here: DIR/JOB/ with result.json beside the session's files.")
+            abstract: "Bring finished jobs' outputs here: DIR/JOB/session/ (the recorded session), the other files the pipeline wrote, and result.json.")
         @Argument(help: "A batch or job id.") var id: String
         @Option(help: "The folder to write into.") var to: String
         @OptionGroup var nats: NatsOptions
@@ -200,14 +200,14 @@ struct JobsCommand: ParsableCommand {
                 do {
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                     try Session.writeAtomically(try JSONLines.line(result), to: folder.appendingPathComponent("result.json"))
-                    for file in result.sessionFiles {
+                    for file in result.files {
                         // Paths come from a worker: untrusted, kept inside the folder.
                         let parts = file.name.split(separator: "/").map(String.init)
                         guard !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }), !file.name.hasPrefix("/") else {
-                            printError("\(job.job): skipped a session file with an unsafe path: \(SafeText.oneLine(file.name))")
+                            printError("\(job.job): skipped a file with an unsafe path: \(SafeText.oneLine(file.name))")
                             continue
                         }
-                        let target = folder.appendingPathComponent("session").appendingPathComponent(parts.joined(separator: "/"))
+                        let target = folder.appendingPathComponent(parts.joined(separator: "/"))
                         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                         try Session.writeAtomically(Data(try selection.board.fetchBlob(file)), to: target)
                     }
@@ -216,7 +216,7 @@ struct JobsCommand: ParsableCommand {
                     throw ExitCode(ExitStatus.failed)
                 }
                 fetched += 1
-                print("\(job.job): \(result.status.rawValue), \(result.sessionFiles.count) session files in \(folder.path)")
+                print("\(job.job): \(result.status.rawValue), \(result.files.count) files in \(folder.path)")
             }
             printError("\(fetched) of \(selection.jobs.count) jobs fetched into \(root.path)")
         }

@@ -6,15 +6,22 @@ import ParleyJobs
 /// Runs a job's pipeline in this process, as `parley run` would: the job's
 /// pipeline text is written to its work folder under the submitted name,
 /// its input is given as the variable INPUT, and its session is recorded
-/// into the folder the worker names (through SESSION when the file declares
-/// it, otherwise by setting every sessionrecorder's `location`).
+/// into `outputs/session` (through SESSION when the file declares it,
+/// otherwise by setting every sessionrecorder's `location`).
+///
+/// Jobs run side by side in one process, so a relative path in a variable
+/// (`TRANSCRIPT=out/transcript.srt`, set or by default) would make them
+/// write over one another in the worker's folder: it is resolved inside the
+/// job's `outputs` instead, and the file comes back with the result. A
+/// relative path that climbs out (`../x`) fails the job, naming the variable.
 struct PipelineJobRunner: JobRunner {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    func run(_ job: JobSpec, input: URL, sessionFolder: URL) throws -> JobOutcome {
-        let folder = sessionFolder.deletingLastPathComponent()
+    func run(_ job: JobSpec, input: URL, outputs: URL) throws -> JobOutcome {
+        let folder = outputs.deletingLastPathComponent()
+        let sessionFolder = outputs.appendingPathComponent("session")
         let path = folder.appendingPathComponent(Worker.safeName(job.pipelineName)).path
         let file: PipelineFile
         do {
@@ -23,10 +30,23 @@ struct PipelineJobRunner: JobRunner {
         } catch {
             throw Failure(description: "\(error)")
         }
+        if let shard = job.bench {
+            return try Self.wait { try await BenchShardRunner.run(job, shard: shard, pipeline: file, manifest: input, outputs: outputs) }
+        }
         let declared = Set(file.variables.map(\.name))
         var overrides = job.variables
         overrides["INPUT"] = input.path
         if declared.contains("SESSION") { overrides["SESSION"] = sessionFolder.path }
+        for variable in file.variables where variable.name != "INPUT" && variable.name != "SESSION" {
+            let value = overrides[variable.name] ?? variable.defaultValue
+            guard Self.isRelativePath(value) else { continue }
+            guard !value.split(separator: "/").contains("..") else {
+                throw Failure(description: "\(variable.name)=\(value): a job's files stay inside its outputs; use a path without ..")
+            }
+            let target = outputs.appendingPathComponent(value)
+            try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            overrides[variable.name] = target.path
+        }
         let errors = PipelineValidator().validate(file, overrides: overrides)
         guard errors.isEmpty else {
             throw Failure(description: errors.map(\.description).joined(separator: "; "))
@@ -73,17 +93,52 @@ struct PipelineJobRunner: JobRunner {
         finished.wait()
         if let reason = outcome.failure { throw Failure(description: reason) }
         let seconds = (try? AudioFileDecoder.decode(path: input.path, rate: 8000)).map { Double($0.count) / 8000 } ?? 0
-        return JobOutcome(lines: lines.all, sessionFolder: recorders.isEmpty ? nil : sessionFolder, audioSeconds: seconds)
+        return JobOutcome(lines: lines.all, audioSeconds: seconds)
     }
+
+    /// Runs async work to its end from a worker's (plain) thread.
+    static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = LineCollector.Box<T>()
+        Task {
+            do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
+            done.signal()
+        }
+        done.wait()
+        return try box.get()
+    }
+
+    /// A value that names a file below the current folder: it has a folder
+    /// part or the extension of a file a pipeline writes, and is no absolute
+    /// path, URL or list (a model name such as gpt-3.5-turbo is left alone).
+    static func isRelativePath(_ value: String) -> Bool {
+        guard !value.isEmpty, !value.hasPrefix("/"), !value.contains("://"), !value.contains(","), !value.contains(" ") else {
+            return false
+        }
+        let fileExtension = (value as NSString).pathExtension.lowercased()
+        return value.contains("/") || outputExtensions.contains(fileExtension)
+    }
+
+    static let outputExtensions: Set<String> = ["srt", "vtt", "txt", "json", "jsonl", "wav", "flac", "ogg", "opus", "mp3", "webm", "raw"]
 }
 
 /// Lines gathered from the pipeline's bus thread.
-private final class LineCollector: @unchecked Sendable {
+final class LineCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [ResultLine] = []
 
     func add(_ line: ResultLine) { lock.withLock { lines.append(line) } }
     var all: [ResultLine] { lock.withLock { lines } }
+
+    final class Box<T>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Result<T, any Error>?
+        func set(_ result: Result<T, any Error>) { lock.withLock { value = result } }
+        func get() throws -> T {
+            guard let result = lock.withLock({ value }) else { throw CancellationError() }
+            return try result.get()
+        }
+    }
 
     final class Outcome: @unchecked Sendable {
         private let lock = NSLock()

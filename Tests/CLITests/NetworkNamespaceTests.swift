@@ -23,7 +23,7 @@ struct NetworkNamespaceTests {
 
         var workers: [ParleyProcess] = []
         for index in 0..<2 {
-            let worker = try ParleyProcess(["worker", "--nats", hosts.serverURL(from: index), "--allow-plaintext", "--ack-wait", "5"],
+            let worker = try ParleyProcess(["worker", "--nats", hosts.serverURL(from: index), "--allow-plaintext", "--ack-wait", "4"],
                                            environment: environment, wrapper: hosts.exec(hosts.workers[index]))
             #expect(worker.wait(for: "taking jobs", seconds: 30), "\(worker.output)")
             workers.append(worker)
@@ -50,7 +50,8 @@ struct NetworkNamespaceTests {
         let cutJob = try #require(workers[0].output.split(separator: "\n").first { $0.contains(": started") }?
             .split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) })
         hosts.setLink(worker: 0, up: false)
-        try await Task.sleep(for: .seconds(8))
+        // Long enough for the other host to take the job and finish it, loaded machine or not.
+        try await Task.sleep(for: .seconds(15))
         hosts.setLink(worker: 0, up: true)
         let watch = try await parley(["jobs", "watch", batch, "--timeout", "300"], on: 1)
         #expect(watch.status == 0, "\(watch.stderr)\n\(workers.map(\.output).joined(separator: "\n"))")

@@ -37,7 +37,8 @@ struct WorkQueueTests {
         /// Starts a worker and waits until it takes jobs.
         @discardableResult
         func worker(_ extra: [String] = ["--ack-wait", "4"]) throws -> ParleyProcess {
-            let worker = try ParleyProcess(["worker", "--nats", server.url] + extra, environment: environment)
+            // Run from the cluster's folder: what a job writes must not land here.
+            let worker = try ParleyProcess(["worker", "--nats", server.url] + extra, environment: environment, currentDirectory: folder)
             #expect(worker.wait(for: "taking jobs", seconds: 30), "worker did not start: \(worker.output)")
             workers.append(worker)
             return worker
@@ -78,7 +79,7 @@ struct WorkQueueTests {
             let attempts: Int
             let reasons: [String]
             let lines: [Line]
-            let sessionFiles: [File]
+            let files: [File]
         }
         let job: String
         let input: String
@@ -129,6 +130,69 @@ struct WorkQueueTests {
             #expect(worker.exitStatus(within: 30) == 0)
             #expect(worker.output.contains("drained"))
         }
+    }
+
+    @Test func theTranslatePipelineOnAWorkerBringsBackSubtitlesSpokenAudioAndTheSession() async throws {
+        let cluster = try Cluster()
+        try cluster.worker(["--concurrency", "2"])
+        let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(2)
+        let file = TestSupport.packageRoot.appendingPathComponent("pipelines/translate-file.pipeline").path
+        let submitted = try await cluster.parley(["submit", file, "--set", "TARGET=es", "--input"] + clips.map(\.path))
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let batch = String(submitted.stdout.split(separator: " ")[1].dropLast())
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
+        #expect(watch.status == 0, "\(watch.stderr)\n\(cluster.workers[0].output)")
+        let into = cluster.folder.appendingPathComponent("fetched")
+        let fetch = try await cluster.parley(["jobs", "fetch", batch, "--to", into.path])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        for index in 0..<2 {
+            // Both jobs ran at once, each writing the pipeline's out/ files into its own outputs.
+            let job = into.appendingPathComponent("\(batch)-000\(index)")
+            let transcript = try String(contentsOf: job.appendingPathComponent("out/transcript.srt"), encoding: .utf8)
+            let translation = try String(contentsOf: job.appendingPathComponent("out/translation.srt"), encoding: .utf8)
+            #expect(transcript.contains("-->") && translation.contains("-->"))
+            #expect(transcript != translation)
+            let spoken = try SpeechFixtures.samples(ofWAV: job.appendingPathComponent("out/spoken.wav").path)
+            #expect(spoken.contains { abs(Int($0)) > 1000 }, "no speech in the spoken translation")
+            #expect(FileManager.default.fileExists(atPath: job.appendingPathComponent("session/session.json").path))
+            let result = try String(contentsOf: job.appendingPathComponent("result.json"), encoding: .utf8)
+            #expect(result.contains(#""kind":"translation""#) && result.contains(#""language":"es""#))
+        }
+        let first = try String(contentsOf: into.appendingPathComponent("\(batch)-0000/out/transcript.srt"), encoding: .utf8)
+        let second = try String(contentsOf: into.appendingPathComponent("\(batch)-0001/out/transcript.srt"), encoding: .utf8)
+        #expect(first != second, "the two jobs' outputs are the same file")
+        // The worker's own folder got none of them.
+        #expect(!FileManager.default.fileExists(atPath: cluster.folder.appendingPathComponent("out").path))
+    }
+
+    @Test func aCorpusBenchShardedOverTwoWorkersMakesOneReport() async throws {
+        let cluster = try Cluster()
+        try cluster.worker()
+        try cluster.worker()
+        let corpus = cluster.folder.appendingPathComponent("prompts").path
+        let built = try await TestSupport.run(TestSupport.parleyExecutable, ["bench", "corpus", "asterisk", "--to", corpus,
+                                              "--limit", "5", "--min-words", "6"], environment: cluster.environment)
+        #expect(built.status == 0, "\(built.stderr)")
+        let output = cluster.folder.appendingPathComponent("report").path
+        let file = TestSupport.packageRoot.appendingPathComponent("pipelines/live-translate.pipeline").path
+        let bench = try await cluster.parley(["bench", file, "--corpus", "\(corpus)/manifest.jsonl", "--shards", "2",
+                                              "--warmup", "1", "--no-pace", "--quiet", "--output", output])
+        #expect(bench.status == 0, "\(bench.stderr)\n\(cluster.workers.map(\.output).joined(separator: "\n"))")
+        #expect(bench.stderr.contains("5 recordings in 2 shards"), "\(bench.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(output)/report.json"))
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let runs = try #require(report["runs"] as? [[String: Any]])
+        #expect(runs.count == 1 && runs[0]["recordings"] as? Int == 5, "\(runs)\n\(bench.stderr)")
+        let quality = try #require(report["quality"] as? [String: Any])
+        #expect((quality["wordErrorRate"] as? Double ?? 1) < 0.35, "\(quality)")
+        // Every measured recording's segments are in the merged records, from both shards.
+        let manifest = try String(contentsOfFile: "\(corpus)/manifest.jsonl", encoding: .utf8).split(separator: "\n")
+        let ids = try manifest.map { line in
+            try #require((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String)
+        }
+        let records = try String(contentsOfFile: "\(output)/segments.jsonl", encoding: .utf8)
+        for id in ids { #expect(records.contains("\"entry\":\"\(id)\""), "no segment of \(id)") }
+        #expect(cluster.workers.allSatisfy { $0.output.contains(": done in") }, "one worker played both shards")
     }
 
     @Test func aWorkerKilledMidJobCostsARetryOnAnotherNothingElse() async throws {

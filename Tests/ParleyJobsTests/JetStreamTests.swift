@@ -20,7 +20,7 @@ struct JetStreamTests {
         #expect(try !board.queue(job).duplicate)
         #expect(try board.queue(job).duplicate)
         let result = JobResult(job: job.id, status: .done, worker: "a:1", attempts: 1, reasons: [], lines: [],
-                               sessionFiles: [], audioSeconds: 1, started: 0, finished: 1)
+                               files: [], audioSeconds: 1, started: 0, finished: 1)
         var second = result
         second.worker = "b:2"
         #expect(try !board.publish(result).duplicate)

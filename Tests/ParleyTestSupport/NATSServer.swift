@@ -73,10 +73,12 @@ public final class ParleyProcess: @unchecked Sendable {
     public let process = Process()
     private let watcher: LineWatcher
 
-    public init(_ arguments: [String], environment: [String: String]? = nil, wrapper: [String] = []) throws {
+    public init(_ arguments: [String], environment: [String: String]? = nil, wrapper: [String] = [],
+                currentDirectory: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: wrapper.isEmpty ? TestSupport.parleyExecutable : wrapper[0])
         process.arguments = wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [TestSupport.parleyExecutable] + arguments
         if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
