@@ -130,6 +130,19 @@ class Run:
             "workers_used": len({j["result"]["worker"] for j in jobs}),
         }
 
+    def measure_idle(self, pipeline, inputs, count):
+        """One job at a time to an idle worker: the queue's own latency."""
+        starts, visible = [], []
+        for index in range(count):
+            submitted = self.parley_cli(["submit", pipeline, "--input", inputs[index % len(inputs)]])
+            batch = submitted.stdout.split()[1].rstrip(":")
+            self.parley_cli(["jobs", "watch", batch, "--timeout", "300"])
+            job = json.loads(self.parley_cli(["jobs", "status", batch, "--json"]).stdout.splitlines()[0])
+            events = {e["event"]: e["time"] for e in job["events"]}
+            starts.append(events["started"] - events["queued"])
+            visible.append(events["done"] - job["result"]["finished"])
+        return starts, visible
+
     def stop(self):
         for proc in reversed(self.procs):
             if proc.poll() is None:
@@ -171,8 +184,29 @@ def main():
     parser.add_argument("--jobs", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--output", required=True)
+    parser.add_argument("--idle", type=int, default=0,
+                        help="only measure the queue's latency: this many jobs, one at a time, to one idle worker")
     args = parser.parse_args()
     inputs = prompts(args.jobs)
+    if args.idle:
+        folder = tempfile.mkdtemp(prefix="parley-scale-")
+        pipeline = os.path.join(folder, "transcribe.pipeline")
+        open(pipeline, "w").write(PIPELINE)
+        run = Run(args.parley, 1, folder)
+        try:
+            run.start()
+            run.measure_idle(pipeline, inputs, 1)  # loads the model
+            starts, visible = run.measure_idle(pipeline, inputs, args.idle)
+        finally:
+            run.stop()
+            shutil.rmtree(folder, ignore_errors=True)
+        line = (f"Idle queue (`benchmarks/scale/run --idle {args.idle}`: {args.idle} jobs one at a time to one idle "
+                f"worker on loopback): submit → start p50 / p95 {percentile(starts, 0.5)} / {percentile(starts, 0.95)} ms, "
+                f"done → result visible {percentile(visible, 0.5)} / {percentile(visible, 0.95)} ms.")
+        with open(args.output, "a") as report:
+            report.write("\n" + line + "\n")
+        print(line)
+        return
     configurations = [("loopback", 1), ("loopback", 2), ("loopback", 4), ("namespace", 2)]
     rows = []
     for kind, workers in configurations:
@@ -226,7 +260,7 @@ def main():
     lines += ["",
               "Submit → start includes the time a job waits for a free worker: all jobs are queued at once, so "
               "it measures the backlog (about half the batch's duration at the median), not the queue's own "
-              "latency, which is the few milliseconds seen when a worker is idle. Done → result visible is the "
+              "latency, which `--idle` measures with an idle worker (appended below). Done → result visible is the "
               "result's publication, acknowledged by the server on file storage (the job's outputs are uploaded "
               "before `finished`, inside the job's time).",
               "",
