@@ -6,7 +6,7 @@ import Testing
 /// `parley bench` as a user runs it: corpora built from Debian's recorded
 /// speech, real pipelines with the local engines and `parley serve`, paced
 /// like a microphone; the report read back as JSON.
-@Suite struct BenchCLITests {
+@Suite(.heavy) struct BenchCLITests {
     let scratch = TestSupport.temporaryFolder()
 
     func parley(_ arguments: [String]) async throws -> TestSupport.Result {

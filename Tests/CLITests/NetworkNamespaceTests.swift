@@ -6,10 +6,10 @@ import Testing
 /// Three "hosts" on one machine: network namespaces joined by veth links, the
 /// NATS server in one, a worker in each of the other two, so jobs and their
 /// audio cross a real (virtual) network and not loopback.
-@Suite(.serialized, .enabled(if: NATSServer.isInstalled && NetworkNamespaces.available,
+@Suite(.serialized, .heavy, .enabled(if: NATSServer.isInstalled && NetworkNamespaces.available,
                              "needs nats-server and permission to make network namespaces (root, iproute2)"))
 struct NetworkNamespaceTests {
-    @Test func workersOnTwoOtherHostsShareTheJobsAndACutLinkCostsARetryNotAResult() async throws {
+    @Test func workersOnTwoOtherHostsShareTheJobsAndACutLinkLosesNothing() async throws {
         let hosts = try NetworkNamespaces(workers: 2)
         defer { hosts.remove() }
         let folder = TestSupport.temporaryFolder()
@@ -43,8 +43,9 @@ struct NetworkNamespaceTests {
         #expect(submitted.status == 0, "\(submitted.stderr)")
         let batch = String(submitted.stdout.split(separator: " ")[1].dropLast())
         // The first host's link goes down in the middle of its first job, for
-        // longer than the ack wait: the job goes to the other host, and the
-        // first host's late result, once the link is back, is dropped.
+        // longer than the ack wait: the job is delivered to the other host,
+        // and whichever result comes second, once the link is back, is
+        // dropped (on a loaded machine the first host may still win).
         let deadline = Date().addingTimeInterval(60)
         while !workers[0].output.contains(": started") && Date() < deadline { usleep(10_000) }
         let cutJob = try #require(workers[0].output.split(separator: "\n").first { $0.contains(": started") }?
@@ -60,10 +61,10 @@ struct NetworkNamespaceTests {
         #expect(jobs.count == 6)
         #expect(jobs.allSatisfy { $0.state == "done" && $0.publications == 1 && !$0.transcript.isEmpty })
         let cut = try #require(jobs.first { $0.job == cutJob })
-        #expect(cut.result?.attempts == 2, "\(cut.result?.reasons ?? [])")
+        #expect(cut.state == "done" && cut.publications == 1)
         // Both hosts took jobs.
         for worker in workers {
-            #expect(worker.output.contains(": done in"), "a worker took no job: \(worker.output)")
+            #expect(worker.output.contains(": started"), "a worker took no job: \(worker.output)")
         }
     }
 }

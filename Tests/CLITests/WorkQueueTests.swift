@@ -5,7 +5,7 @@ import Testing
 
 /// `parley worker`, `submit` and `jobs` against a real nats-server (file
 /// storage, loopback), running real speech through the local engines.
-@Suite(.serialized, .enabled(if: NATSServer.isInstalled, "needs Debian's nats-server (scripts/setup installs it)"))
+@Suite(.serialized, .heavy, .enabled(if: NATSServer.isInstalled, "needs Debian's nats-server (scripts/setup installs it)"))
 struct WorkQueueTests {
     /// A transcription pipeline of the kind users submit: decode, segment,
     /// Whisper-base, a recorded session.
@@ -81,9 +81,11 @@ struct WorkQueueTests {
             let lines: [Line]
             let files: [File]
         }
+        struct Event: Decodable { let event: String; let attempt: Int? }
         let job: String
         let input: String
         let state: String
+        let events: [Event]
         let result: Result?
         let publications: Int
 
@@ -134,7 +136,9 @@ struct WorkQueueTests {
 
     @Test func theTranslatePipelineOnAWorkerBringsBackSubtitlesSpokenAudioAndTheSession() async throws {
         let cluster = try Cluster()
-        try cluster.worker(["--concurrency", "2"])
+        // Jobs take several times the 1 s ack wait: only the worker's
+        // in-progress acknowledgements keep them from being delivered again.
+        try cluster.worker(["--concurrency", "2", "--ack-wait", "1"])
         let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(2)
         let file = TestSupport.packageRoot.appendingPathComponent("pipelines/translate-file.pipeline").path
         let submitted = try await cluster.parley(["submit", file, "--set", "TARGET=es", "--input"] + clips.map(\.path))
@@ -142,6 +146,11 @@ struct WorkQueueTests {
         let batch = String(submitted.stdout.split(separator: " ")[1].dropLast())
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
         #expect(watch.status == 0, "\(watch.stderr)\n\(cluster.workers[0].output)")
+        for job in try await cluster.status(batch) {
+            #expect(!job.events.contains { $0.event == "started" && ($0.attempt ?? 1) > 1 }, "\(job.job) was delivered again")
+            let result = try #require(job.result)
+            #expect(result.attempts == 1)
+        }
         let into = cluster.folder.appendingPathComponent("fetched")
         let fetch = try await cluster.parley(["jobs", "fetch", batch, "--to", into.path])
         #expect(fetch.status == 0, "\(fetch.stderr)")

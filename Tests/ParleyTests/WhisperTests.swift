@@ -8,7 +8,7 @@ import WhisperEngine
 /// The Whisper-base engine that scripts/setup prepares, on real recordings:
 /// through `parley serve --engine whisper` over HTTP, and in-process behind
 /// cloudstt provider=local, including a worker killed mid-run.
-@Suite(.serialized) struct WhisperTests {
+@Suite(.serialized, .heavy) struct WhisperTests {
     init() { Parley.register(testElements) }
     let scratch = TestSupport.temporaryFolder()
 
