@@ -27,9 +27,9 @@ struct WorkQueueTests {
         let pipelineFile: String
         var workers: [ParleyProcess] = []
 
-        init() throws {
-            server = try NATSServer(storage: folder.appendingPathComponent("store"))
-            environment = TestSupport.gstEnvironment(registry: folder)
+        init(serverOptions: [String] = [], environment extra: [String: String] = [:]) throws {
+            server = try NATSServer(storage: folder.appendingPathComponent("store"), options: serverOptions)
+            environment = TestSupport.gstEnvironment(registry: folder).merging(extra) { _, new in new }
             pipelineFile = folder.appendingPathComponent("transcribe.pipeline").path
             try WorkQueueTests.pipeline.write(toFile: pipelineFile, atomically: true, encoding: .utf8)
         }
@@ -267,6 +267,33 @@ struct WorkQueueTests {
         let after = try await cluster.submit([prompts[0].path])
         let again = try await cluster.parley(["jobs", "watch", after, "--timeout", "120"])
         #expect(again.status == 0)
+    }
+
+    @Test func aServerThatWantsATokenGetsItFromTheEnvironmentAndItShowsNowhere() async throws {
+        let token = "tok-\(UUID().uuidString)"
+        let cluster = try Cluster(serverOptions: ["--auth", token], environment: ["NATS_TOKEN": token])
+        // Without the token: refused, said plainly, exit 1.
+        var bare = cluster.environment
+        bare["NATS_TOKEN"] = nil
+        let refused = try await TestSupport.run(TestSupport.parleyExecutable, ["jobs", "status", "abc234", "--nats", cluster.server.url],
+                                                environment: bare)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.lowercased().contains("author"), "\(refused.stderr)")
+        // With it: a job goes through.
+        let worker = try cluster.worker()
+        let prompt = try await SpeechFixtures.asteriskPrompts("en", count: 1)[0]
+        let batch = try await cluster.submit([prompt.path])
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let jobs = try await cluster.status(batch)
+        #expect(jobs.first?.state == "done")
+        // The token is in no output, no result and no command line.
+        let commandLine = (try? String(contentsOfFile: "/proc/\(worker.pid)/cmdline", encoding: .utf8)) ?? ""
+        for text in [worker.output, watch.stdout, watch.stderr, refused.stderr, commandLine] {
+            #expect(!text.contains(token))
+        }
+        let results = try await cluster.parley(["jobs", "results", batch, "--json"])
+        #expect(!results.stdout.contains(token) && !results.stdout.isEmpty)
     }
 
     @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {

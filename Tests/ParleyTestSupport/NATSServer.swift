@@ -14,14 +14,17 @@ public final class NATSServer: @unchecked Sendable {
     private var output: LineWatcher?
     private let host: String
     private let wrapper: [String]
+    private let options: [String]
 
     /// Starts the server; `port` 0 lets it choose one. `wrapper` runs it
-    /// through another program (`ip netns exec NAME`).
-    public init(storage: URL, host: String = "127.0.0.1", port: Int = 0, wrapper: [String] = []) throws {
+    /// through another program (`ip netns exec NAME`); `options` are more
+    /// nats-server options (`--auth TOKEN`).
+    public init(storage: URL, host: String = "127.0.0.1", port: Int = 0, wrapper: [String] = [], options: [String] = []) throws {
         self.storage = storage
         self.port = port
         self.host = host
         self.wrapper = wrapper
+        self.options = options
         try start()
     }
 
@@ -29,7 +32,7 @@ public final class NATSServer: @unchecked Sendable {
 
     public func start() throws {
         let process = Process()
-        let arguments = ["-js", "-sd", storage.path, "-a", host, "-p", port == 0 ? "-1" : String(port)]
+        let arguments = ["-js", "-sd", storage.path, "-a", host, "-p", port == 0 ? "-1" : String(port)] + options
         process.executableURL = URL(fileURLWithPath: wrapper.isEmpty ? Self.executable : wrapper[0])
         process.arguments = wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [Self.executable] + arguments
         let pipe = Pipe()
