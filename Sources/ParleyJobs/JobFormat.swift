@@ -238,6 +238,7 @@ public struct ResultLine: Codable, Sendable, Equatable {
     }
 }
 
-enum WallClock {
-    static func milliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+/// Unix milliseconds, the time in job events and results.
+public enum WallClock {
+    public static func milliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }

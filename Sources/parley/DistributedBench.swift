@@ -22,7 +22,7 @@ struct DistributedBench {
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let board = try command.nats.board(as: "parley bench")
         let batch = SubmitCommand.newBatchID()
-        let submitted = Int64(Date().timeIntervalSince1970 * 1000)
+        let submitted = WallClock.milliseconds()
         var jobs: [JobSpec] = []
         do {
             for shard in 0..<count {
@@ -46,7 +46,7 @@ struct DistributedBench {
             try board.record(BatchManifest(batch: batch, pipelineName: jobs[0].pipelineName, jobs: jobs.map(\.id),
                                            inputs: jobs.map { "shard \($0.index + 1) of \(count)" }, submitted: submitted))
             for job in jobs {
-                try board.record(JobEvent(.queued, job: job.id, time: Int64(Date().timeIntervalSince1970 * 1000)))
+                try board.record(JobEvent(.queued, job: job.id, time: WallClock.milliseconds()))
                 try board.queue(job)
             }
         } catch let error as JetStreamError {

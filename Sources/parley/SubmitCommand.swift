@@ -84,7 +84,7 @@ struct SubmitCommand: ParsableCommand {
 
         let board = try nats.board(as: "parley submit")
         let batch = Self.newBatchID()
-        let submitted = Int64(Date().timeIntervalSince1970 * 1000)
+        let submitted = WallClock.milliseconds()
         let pipelineName = (path as NSString).lastPathComponent
         do {
             var jobs: [JobSpec] = []
@@ -97,7 +97,7 @@ struct SubmitCommand: ParsableCommand {
                                            inputs: contents.map(\.name), submitted: submitted))
             print("batch \(batch): \(jobs.count) job\(jobs.count == 1 ? "" : "s") of \(pipelineName) on \(board.jetStream.address)")
             for job in jobs {
-                try board.record(JobEvent(.queued, job: job.id, time: Int64(Date().timeIntervalSince1970 * 1000)))
+                try board.record(JobEvent(.queued, job: job.id, time: WallClock.milliseconds()))
                 try board.queue(job)
                 print("\(job.id)  \(job.input.name)")
             }
