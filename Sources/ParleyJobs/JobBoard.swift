@@ -129,7 +129,8 @@ public struct JobBoard: Sendable {
 
     // MARK: Helpers
 
-    static func split(_ job: String) -> (batch: String, index: Int) {
+    /// A job id's batch and index (`k3v9qa-0004` → `k3v9qa`, 4).
+    public static func split(_ job: String) -> (batch: String, index: Int) {
         guard let dash = job.lastIndex(of: "-"), let index = Int(job[job.index(after: dash)...]) else { return (job, 0) }
         return (String(job[..<dash]), index)
     }

@@ -20,7 +20,7 @@ struct JobsCommand: ParsableCommand {
 
         init(_ id: String, nats: NatsOptions) throws {
             board = try nats.board(as: "parley jobs")
-            let batch = id.contains("-") ? String(id[..<id.lastIndex(of: "-")!]) : id
+            let batch = id.contains("-") ? JobBoard.split(id).batch : id
             guard let manifest = try? board.manifest(batch: batch) else {
                 printError("error: no batch \"\(batch)\" on \(board.jetStream.address) (batches are kept 7 days)")
                 throw ExitCode(ExitStatus.invalidInput)

@@ -66,40 +66,35 @@ struct PipelineJobRunner: JobRunner {
         }
         SessionLabel.apply(to: pipeline, file: job.pipelineName, variables: file.resolvedVariables(overrides: overrides))
 
-        let lines = LineCollector()
-        let finished = DispatchSemaphore(value: 0)
-        let outcome = LineCollector.Outcome()
-        Task {
-            do {
+        let collected = Collected()
+        try Self.wait {
+            do throws(PipelineError) {
                 try await pipeline.run { event in
                     switch event {
                     case .transcript(let result) where result.status == .final:
-                        lines.add(ResultLine(kind: .transcript, segment: result.segmentID, language: result.language, text: result.text))
+                        collected.add(ResultLine(kind: .transcript, segment: result.segmentID, language: result.language, text: result.text))
                     case .translation(let result) where result.status == .final:
-                        lines.add(ResultLine(kind: .translation, segment: result.segmentID, language: result.language, text: result.text))
+                        collected.add(ResultLine(kind: .translation, segment: result.segmentID, language: result.language, text: result.text))
+                    case .eos:
+                        // The input's length, as its parser knows it, while the pipeline still stands.
+                        if let progress = pipeline.inputProgress { collected.inputNanoseconds = progress.duration ?? progress.position }
                     default:
                         break
                     }
                 }
-            } catch let error as PipelineError {
+            } catch {
                 var reason = "\(error)"
                 if case .elementError(_, _, let debug?) = error { reason += " (\(debug))" }
-                outcome.fail(reason)
-            } catch {
-                outcome.fail("\(error)")
+                throw Failure(description: reason)
             }
-            finished.signal()
         }
-        finished.wait()
-        if let reason = outcome.failure { throw Failure(description: reason) }
-        let seconds = (try? AudioFileDecoder.decode(path: input.path, rate: 8000)).map { Double($0.count) / 8000 } ?? 0
-        return JobOutcome(lines: lines.all, audioSeconds: seconds)
+        return JobOutcome(lines: collected.lines, audioSeconds: Double(collected.inputNanoseconds) / 1e9)
     }
 
     /// Runs async work to its end from a worker's (plain) thread.
     static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
-        let box = LineCollector.Box<T>()
+        let box = Outcome<T>()
         Task {
             do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
             done.signal()
@@ -122,28 +117,29 @@ struct PipelineJobRunner: JobRunner {
     static let outputExtensions: Set<String> = ["srt", "vtt", "txt", "json", "jsonl", "wav", "flac", "ogg", "opus", "mp3", "webm", "raw"]
 }
 
-/// Lines gathered from the pipeline's bus thread.
-final class LineCollector: @unchecked Sendable {
+/// What the pipeline's bus thread hands over: final lines, the input's length.
+private final class Collected: @unchecked Sendable {
+    // @unchecked: every field is behind the lock.
     private let lock = NSLock()
-    private var lines: [ResultLine] = []
+    private var gathered: [ResultLine] = []
+    private var nanoseconds: UInt64 = 0
 
-    func add(_ line: ResultLine) { lock.withLock { lines.append(line) } }
-    var all: [ResultLine] { lock.withLock { lines } }
-
-    final class Box<T>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Result<T, any Error>?
-        func set(_ result: Result<T, any Error>) { lock.withLock { value = result } }
-        func get() throws -> T {
-            guard let result = lock.withLock({ value }) else { throw CancellationError() }
-            return try result.get()
-        }
+    func add(_ line: ResultLine) { lock.withLock { gathered.append(line) } }
+    var lines: [ResultLine] { lock.withLock { gathered } }
+    var inputNanoseconds: UInt64 {
+        get { lock.withLock { nanoseconds } }
+        set { lock.withLock { nanoseconds = newValue } }
     }
+}
 
-    final class Outcome: @unchecked Sendable {
-        private let lock = NSLock()
-        private var reason: String?
-        func fail(_ text: String) { lock.withLock { reason = text } }
-        var failure: String? { lock.withLock { reason } }
+/// The outcome of async work, handed to the thread waiting for it.
+private final class Outcome<T>: @unchecked Sendable {
+    // @unchecked: the value is behind the lock.
+    private let lock = NSLock()
+    private var value: Result<T, any Error>?
+    func set(_ result: Result<T, any Error>) { lock.withLock { value = result } }
+    func get() throws -> T {
+        guard let result = lock.withLock({ value }) else { throw CancellationError() }
+        return try result.get()
     }
 }

@@ -74,6 +74,8 @@ struct NetworkNamespaceTests {
 struct NetworkNamespaces {
     let server: String
     let workers: [String]
+    /// Each worker's end of its veth link, inside its namespace.
+    let workerLinks: [String]
 
     static let ip = "/usr/sbin/ip"
 
@@ -90,10 +92,11 @@ struct NetworkNamespaces {
         let tag = String(getpid() % 100_000)
         server = "parley-s-\(tag)"
         workers = (0..<count).map { "parley-w\($0)-\(tag)" }
+        workerLinks = (0..<count).map { "pw\($0)-\(tag)" }
         guard Self.run([Self.ip, "netns", "add", server]) else { throw Failure(step: "ip netns add \(server)") }
         _ = Self.run([Self.ip, "-n", server, "link", "set", "lo", "up"])
         for (index, worker) in workers.enumerated() {
-            let serverEnd = "ps\(index)-\(tag)", workerEnd = "pw\(index)-\(tag)"
+            let serverEnd = "ps\(index)-\(tag)", workerEnd = workerLinks[index]
             let steps = [
                 [Self.ip, "netns", "add", worker],
                 [Self.ip, "-n", worker, "link", "set", "lo", "up"],
@@ -117,8 +120,7 @@ struct NetworkNamespaces {
 
     /// Takes worker `index`'s link to the server down or up.
     func setLink(worker index: Int, up: Bool) {
-        let tag = String(getpid() % 100_000)
-        Self.run([Self.ip, "-n", workers[index], "link", "set", "pw\(index)-\(tag)", up ? "up" : "down"])
+        Self.run([Self.ip, "-n", workers[index], "link", "set", workerLinks[index], up ? "up" : "down"])
     }
 
     /// A command prefix that runs a program inside `namespace`.

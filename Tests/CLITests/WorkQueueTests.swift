@@ -77,6 +77,7 @@ struct WorkQueueTests {
             let status: String
             let worker: String
             let attempts: Int
+            let audioSeconds: Double
             let reasons: [String]
             let lines: [Line]
             let files: [File]
@@ -108,6 +109,9 @@ struct WorkQueueTests {
             #expect(job.state == "done", "\(job.job): \(job.state)")
             #expect(job.publications == 1, "\(job.job) has \(job.publications) results")
             #expect(job.input == (prompt.path as NSString).lastPathComponent)
+            let wav = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: prompt.path)))
+            let seconds = Double(wav.samples.count) / Double(wav.rate)
+            #expect(abs((job.result?.audioSeconds ?? 0) - seconds) < 0.05, "\(job.job): \(job.result?.audioSeconds ?? 0) s reported, \(seconds) s long")
             let error = WordErrorRate.score(reference: prompt.text, hypothesis: job.transcript).rate
             #expect(error < 0.5, "\(job.job): heard \"\(job.transcript)\" for \"\(prompt.text)\"")
         }

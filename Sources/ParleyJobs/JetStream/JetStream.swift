@@ -188,7 +188,6 @@ public final class JetStream: @unchecked Sendable {
     private func directGet(stream: String, _ options: inout jsDirectGetMsgOptions, operation: String) throws(JetStreamError) -> StoredMessage? {
         var message: OpaquePointer?
         let status = js_DirectGetMsg(&message, context, stream, nil, &options)
-        if status == NATS_NOT_FOUND { return nil }
         guard status == NATS_OK, let message else {
             let error = JetStreamError(operation, status)
             if error.isNotFound { return nil }
