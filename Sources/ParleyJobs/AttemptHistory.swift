@@ -9,22 +9,25 @@ public enum AttemptHistory {
     /// One line per earlier attempt, in order, then the current attempt's
     /// `reason` (attempt `current`, on `worker`).
     public static func reasons(events: [JobEvent], current: Int, worker: String, reason: String) -> [String] {
-        var lines: [String] = []
-        for attempt in 1..<max(current, 1) {
+        reasons(events: events, through: max(current, 1) - 1) + ["attempt \(max(current, 1)) on \(worker): \(reason)"]
+    }
+
+    /// One line for each of attempts 1 through `last`, as the events tell
+    /// them: for a job whose every delivery went unanswered, all of them.
+    public static func reasons(events: [JobEvent], through last: Int) -> [String] {
+        guard last >= 1 else { return [] }
+        return (1...last).map { attempt in
             let started = events.last { $0.event == .started && $0.attempt == attempt }
             let failure = events.last { $0.event == .attemptFailed && $0.attempt == attempt }
             let who = failure?.worker ?? started?.worker
             let prefix = "attempt \(attempt)" + (who.map { " on \($0)" } ?? "")
-            if let failure {
-                lines.append("\(prefix): \(failure.reason ?? "failed")")
-            } else if started != nil {
-                lines.append("\(prefix): no answer within the ack wait (the worker died or lost the server); delivered again")
-            } else {
-                lines.append("\(prefix): delivered, but no worker recorded starting it")
+            if let failure { return "\(prefix): \(failure.reason ?? "failed")" }
+            if started != nil {
+                return "\(prefix): no answer within the ack wait (the worker died or lost the server)"
+                    + (attempt < last ? "; delivered again" : "")
             }
+            return "\(prefix): delivered, but no worker recorded starting it"
         }
-        lines.append("attempt \(max(current, 1)) on \(worker): \(reason)")
-        return lines
     }
 
     /// What a job's events say about it now, for `parley jobs status`.

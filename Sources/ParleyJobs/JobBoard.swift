@@ -10,6 +10,7 @@ import ParleyCore
 /// | `PARLEY_BLOBS` | `parley.blobs.>` | inputs and session files in 256 KiB chunks, kept 7 days |
 /// | `PARLEY_STATE` | `parley.state.>`, `parley.batches.>` | job events and batch manifests, kept 7 days |
 /// | `PARLEY_RESULTS` | `parley.results.>` | one result per job (de-duplicated on `result-JOB` for 24 h), kept 7 days |
+/// | `PARLEY_EXHAUSTED` | JetStream's max-deliveries advisory for `parley-workers` | work queue: a job whose every delivery went unanswered, until a worker records it failed |
 ///
 /// Files travel as chunked messages because the C client in Debian (3.4)
 /// has no object store; a ``BlobReference`` lists a file's chunks by stream
@@ -21,9 +22,14 @@ public struct JobBoard: Sendable {
     public static let blobsStream = "PARLEY_BLOBS"
     public static let stateStream = "PARLEY_STATE"
     public static let resultsStream = "PARLEY_RESULTS"
+    public static let exhaustedStream = "PARLEY_EXHAUSTED"
     public static let jobsSubject = "parley.jobs"
     /// The durable consumer every worker shares.
     public static let workersConsumer = "parley-workers"
+    /// The durable consumer through which workers take the exhausted jobs.
+    public static let exhaustedConsumer = "parley-exhausted"
+    /// Where JetStream says a job reached max-deliver unacknowledged.
+    public static let exhaustedSubject = MaxDeliveriesAdvisory.subject(stream: jobsStream, consumer: workersConsumer)
     /// Chunks stay well under the server's default 1 MiB message limit.
     public static let chunkSize = 256 * 1024
     /// How long a job id, or a result id, is remembered to drop duplicates.
@@ -46,6 +52,9 @@ public struct JobBoard: Sendable {
             StreamSpec(name: Self.stateStream, subjects: ["parley.state.>", "parley.batches.>"], maxAge: Self.retention),
             StreamSpec(name: Self.resultsStream, subjects: ["parley.results.>"], maxAge: Self.retention,
                        duplicateWindow: Self.duplicateWindow),
+            // JetStream publishes the advisory once, to whoever listens: a
+            // stream keeps it until a worker has recorded the job as failed.
+            StreamSpec(name: Self.exhaustedStream, subjects: [Self.exhaustedSubject], workQueue: true, maxAge: Self.retention),
         ] {
             try jetStream.ensureStream(spec)
         }
@@ -102,6 +111,17 @@ public struct JobBoard: Sendable {
     public func publish(_ result: JobResult) throws(JetStreamError) -> PublishAck {
         let (batch, index) = Self.split(result.job)
         return try jetStream.publish("parley.results.\(batch).\(index)", Self.encode(result), messageID: "result-\(result.job)")
+    }
+
+    /// The job stored at `sequence` of the work queue, nil when it is gone
+    /// (acknowledged, or removed).
+    public func queuedJob(at sequence: UInt64) throws(JetStreamError) -> StoredMessage? {
+        try jetStream.messageIfStored(stream: Self.jobsStream, sequence: sequence)
+    }
+
+    /// Takes a job out of the work queue without a worker acknowledging it.
+    public func removeQueuedJob(at sequence: UInt64) throws(JetStreamError) {
+        try jetStream.deleteMessage(stream: Self.jobsStream, sequence: sequence)
     }
 
     public func manifest(batch: String) throws(JetStreamError) -> BatchManifest? {

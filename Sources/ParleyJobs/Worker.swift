@@ -61,7 +61,10 @@ public protocol JobRunner: Sendable {
 ///    rerun whose result JetStream drops, never a lost result;
 /// 3. a failed attempt asks for redelivery after `retryDelay` until the
 ///    delivery count reaches `maxDeliver`; the last failure publishes a
-///    `failed` result with every attempt's reason and acknowledges.
+///    `failed` result with every attempt's reason and acknowledges;
+/// 4. a job whose last delivery went unanswered too (every worker it met
+///    died) is announced by JetStream's max-deliveries advisory, kept in
+///    `PARLEY_EXHAUSTED`: a worker records its `failed` result and removes it.
 /// While the server is away, every step waits for it (the client reconnects
 /// by itself) for up to `patience`, so a restarted server costs a pause.
 public final class Worker: Sendable {
@@ -88,13 +91,21 @@ public final class Worker: Sendable {
         draining.store(true, ordering: .sequentiallyConsistent)
     }
 
+    /// What ``run(_:)`` takes jobs from.
+    public struct Subscriptions: Sendable {
+        /// One per job slot, on the shared work queue.
+        let jobs: [WorkQueueSubscription]
+        /// The jobs JetStream gave up on.
+        let exhausted: WorkQueueSubscription
+    }
+
     /// Subscribes, checks the shared consumer's settings, and returns the
     /// subscriptions for ``run(_:)``.
-    public func subscribe() throws(JetStreamError) -> [WorkQueueSubscription] {
+    public func subscribe() throws(JetStreamError) -> Subscriptions {
         try board.prepare()
-        var subscriptions: [WorkQueueSubscription] = []
+        var jobs: [WorkQueueSubscription] = []
         for _ in 0..<max(settings.concurrency, 1) {
-            subscriptions.append(try board.jetStream.workQueue(
+            jobs.append(try board.jetStream.workQueue(
                 stream: JobBoard.jobsStream, subject: JobBoard.jobsSubject, durable: JobBoard.workersConsumer,
                 ackWait: settings.ackWait, maxDeliver: settings.maxDeliver))
         }
@@ -102,26 +113,44 @@ public final class Worker: Sendable {
         if shared.ackWait != settings.ackWait || shared.maxDeliver != settings.maxDeliver {
             throw JetStreamError("joining the workers", message: "the queue's consumer was made with ack wait \(shared.ackWait) and max deliver \(shared.maxDeliver), this worker asks for \(settings.ackWait) and \(settings.maxDeliver); start it with the queue's values")
         }
-        return subscriptions
+        let exhausted = try board.jetStream.workQueue(
+            stream: JobBoard.exhaustedStream, subject: JobBoard.exhaustedSubject, durable: JobBoard.exhaustedConsumer,
+            ackWait: .seconds(60), maxDeliver: 10)
+        return Subscriptions(jobs: jobs, exhausted: exhausted)
     }
 
-    /// Takes and runs jobs on one thread per subscription until ``drain()``;
-    /// returns when every running job is settled.
-    public func run(_ subscriptions: [WorkQueueSubscription]) {
+    /// Takes and runs jobs on one thread per job slot, and records the jobs
+    /// JetStream gave up on from one more, until ``drain()``; returns when
+    /// every running job is settled.
+    public func run(_ subscriptions: Subscriptions) {
         let group = DispatchGroup()
-        for (slot, subscription) in subscriptions.enumerated() {
+        var loops: [(String, @Sendable () -> Void)] = []
+        for (slot, subscription) in subscriptions.jobs.enumerated() {
+            loops.append(("parley-worker-\(slot)", { [self] in takeJobs(from: subscription) }))
+        }
+        let exhausted = subscriptions.exhausted
+        loops.append(("parley-worker-exhausted", { [self] in takeExhaustedJobs(from: exhausted) }))
+        for (name, loop) in loops {
             group.enter()
-            let thread = Thread { [self] in
-                takeJobs(from: subscription, slot: slot)
+            let thread = Thread {
+                loop()
                 group.leave()
             }
-            thread.name = "parley-worker-\(slot)"
+            thread.name = name
             thread.start()
         }
         group.wait()
     }
 
-    private func takeJobs(from subscription: WorkQueueSubscription, slot: Int) {
+    private func takeJobs(from subscription: WorkQueueSubscription) {
+        take(from: subscription, handle)
+    }
+
+    private func takeExhaustedJobs(from subscription: WorkQueueSubscription) {
+        take(from: subscription, recordExhausted)
+    }
+
+    private func take(from subscription: WorkQueueSubscription, _ handle: (Delivery) -> Void) {
         var quietSince: ContinuousClock.Instant?
         while !draining.load(ordering: .sequentiallyConsistent) {
             do {
@@ -185,6 +214,48 @@ public final class Worker: Sendable {
                 settle(job, "asking for redelivery") { () throws(JetStreamError) in try delivery.retryLater(after: settings.retryDelay) }
                 log("\(job.id): attempt \(attempt) failed, will be delivered again: \(failure.reason)")
             }
+        }
+    }
+
+    /// A job whose last delivery went unanswered too (its worker died, or
+    /// lost the server, `max-deliver` times): JetStream will not deliver it
+    /// again and says so once, in an advisory kept in `PARLEY_EXHAUSTED`.
+    /// Whichever worker takes the advisory publishes the job's `failed`
+    /// result with every attempt's reason, unless a result is already
+    /// stored (a late worker got there first), and removes the job from the
+    /// work queue, where JetStream leaves it.
+    private func recordExhausted(_ delivery: Delivery) {
+        let advisory: MaxDeliveriesAdvisory
+        do {
+            advisory = try JSONDecoder().decode(MaxDeliveriesAdvisory.self, from: Data(delivery.data))
+        } catch {
+            log("message \(delivery.streamSequence) on \(delivery.subject) is no max-deliveries advisory (\(Self.describe(error))): terminated")
+            try? delivery.terminate()
+            return
+        }
+        let sequence = advisory.streamSequence
+        do {
+            try persist("recording the job at \(JobBoard.jobsStream) \(sequence) as failed") { () throws(JetStreamError) in
+                guard let message = try board.queuedJob(at: sequence) else { return }
+                if let job: JobSpec = JobBoard.decode(message.data), try board.result(job: job.id) == nil {
+                    let events = try board.events(batch: job.batch, index: job.index)
+                    let reasons = AttemptHistory.reasons(events: events, through: advisory.deliveries)
+                    let last = events.last { $0.event == .started }
+                    let now = WallClock.milliseconds()
+                    let result = JobResult(job: job.id, status: .failed, worker: last?.worker ?? name, attempts: advisory.deliveries,
+                                           reasons: reasons, lines: [], files: [], audioSeconds: 0, started: last?.time ?? now, finished: now)
+                    if try !board.publish(result).duplicate {
+                        try board.record(JobEvent(.failed, job: job.id, time: now, worker: result.worker, attempt: advisory.deliveries,
+                                                  reason: reasons.last))
+                        log("\(job.id): failed for good: none of its \(advisory.deliveries) deliveries was answered")
+                    }
+                }
+                try board.removeQueuedJob(at: sequence)
+            }
+            try persist("acknowledging the advisory") { () throws(JetStreamError) in try delivery.acknowledge() }
+        } catch {
+            // Not acknowledged: the advisory comes back after its ack wait.
+            log("recording the job at \(JobBoard.jobsStream) \(sequence) as failed: \(error)")
         }
     }
 

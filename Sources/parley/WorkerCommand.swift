@@ -53,7 +53,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let worker = Worker(board: board, settings: settings, runner: PipelineJobRunner(), name: name) { line in
             printError("worker \(name): \(line)")
         }
-        let subscriptions: [WorkQueueSubscription]
+        let subscriptions: Worker.Subscriptions
         do {
             subscriptions = try worker.subscribe()
         } catch {

@@ -245,6 +245,48 @@ struct WorkQueueTests {
         }
     }
 
+    /// JetStream stops delivering a job whose `max-deliver`-th delivery goes
+    /// unanswered too, and says so only in an advisory: a live worker turns
+    /// that into the job's `failed` result.
+    @Test func aJobWhoseEveryWorkerDiesIsRecordedFailedWithEachDeath() async throws {
+        let cluster = try Cluster()
+        let settings = ["--ack-wait", "2", "--max-deliver", "2"]
+        let clip = try #require(SpeechFixtures.librivoxWithTranscripts().first)
+        var killed: [ParleyProcess] = []
+        var batch = ""
+        for attempt in 1...2 {
+            let worker = try cluster.worker(settings)
+            if attempt == 1 { batch = try await cluster.submit([clip.path]) }
+            #expect(worker.wait(for: ": started, attempt \(attempt) of 2", seconds: 60), "\(worker.output)")
+            worker.signal(SIGKILL)
+            #expect(worker.exitStatus(within: 10) != nil)
+            killed.append(worker)
+        }
+        let survivor = try cluster.worker(settings)
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "60"])
+        #expect(watch.status == 1, "\(watch.stdout)\n\(watch.stderr)\n\(survivor.output)")
+        let job = try #require(try await cluster.status(batch).first)
+        #expect(job.state == "failed")
+        #expect(job.publications == 1)
+        let result = try #require(job.result)
+        #expect(result.attempts == 2)
+        #expect(result.reasons.count == 2, "\(result.reasons)")
+        for (index, reason) in result.reasons.enumerated() {
+            #expect(reason.hasPrefix("attempt \(index + 1) on ") && reason.contains(":\(killed[index].pid)")
+                    && reason.contains("no answer within the ack wait"), "\(reason)")
+        }
+        // Recorded once, by the survivor, which never ran the job.
+        #expect(survivor.output.contains("\(job.job): failed for good"), "\(survivor.output)")
+        #expect(!survivor.output.contains("\(job.job): started"))
+        // ...and took the job out of the work queue without an error.
+        #expect(!survivor.output.contains("recording the job at"), "\(survivor.output)")
+        #expect(!job.events.contains { $0.event == "started" && ($0.attempt ?? 1) > 2 })
+        // The job left the queue: the survivor still takes new work at once.
+        let next = try await cluster.submit([clip.path])
+        let again = try await cluster.parley(["jobs", "watch", next, "--timeout", "120"])
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
     @Test func aServerRestartMidRunLosesNoJobAndNoResult() async throws {
         let cluster = try Cluster()
         let workers = [try cluster.worker(), try cluster.worker()]

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ParleyJobs
 
@@ -22,6 +23,32 @@ import Testing
         #expect(reasons[0] == "attempt 1 on a:1: no speech model")
         #expect(reasons[1].hasPrefix("attempt 2 on b:2: no answer within the ack wait"))
         #expect(reasons[2] == "attempt 3 on c:3: decoder error")
+    }
+
+    @Test func aJobWhoseEveryDeliveryWentUnansweredListsEachWorker() {
+        let events = [
+            JobEvent(.queued, job: job, time: 1),
+            JobEvent(.started, job: job, time: 2, worker: "a:1", attempt: 1),
+            JobEvent(.started, job: job, time: 4, worker: "b:2", attempt: 2),
+        ]
+        let reasons = AttemptHistory.reasons(events: events, through: 2)
+        #expect(reasons == [
+            "attempt 1 on a:1: no answer within the ack wait (the worker died or lost the server); delivered again",
+            "attempt 2 on b:2: no answer within the ack wait (the worker died or lost the server)",
+        ])
+        #expect(AttemptHistory.reasons(events: events, through: 0).isEmpty)
+    }
+
+    @Test func theMaxDeliveriesAdvisoryIsReadFromJetStreamsWireFormat() throws {
+        let payload = """
+            {"type":"io.nats.jetstream.advisory.v1.max_deliver","id":"kKEk1DUAPLgaSvDXfsvT2u","timestamp":"2026-11-24T10:01:02.5Z",\
+            "stream":"PARLEY_JOBS","consumer":"parley-workers","stream_seq":17,"deliveries":3}
+            """
+        let advisory = try JSONDecoder().decode(MaxDeliveriesAdvisory.self, from: Data(payload.utf8))
+        #expect(advisory == MaxDeliveriesAdvisory(stream: "PARLEY_JOBS", consumer: "parley-workers", streamSequence: 17, deliveries: 3))
+        #expect(JobBoard.exhaustedSubject == "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.PARLEY_JOBS.parley-workers")
+        let other = payload.replacingOccurrences(of: "v1.max_deliver", with: "v1.terminated")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(MaxDeliveriesAdvisory.self, from: Data(other.utf8)) }
     }
 
     @Test func aDeliveryNobodyStartedIsSaidSo() {

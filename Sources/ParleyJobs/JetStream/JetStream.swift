@@ -147,13 +147,18 @@ public final class JetStream: @unchecked Sendable {
 
     /// The message at `sequence` of `stream`.
     public func message(stream: String, sequence: UInt64) throws(JetStreamError) -> StoredMessage {
-        var options = jsDirectGetMsgOptions()
-        jsDirectGetMsgOptions_Init(&options)
-        options.Sequence = sequence
-        guard let message = try directGet(stream: stream, &options, operation: "reading message \(sequence) of \(stream)") else {
+        guard let message = try messageIfStored(stream: stream, sequence: sequence) else {
             throw JetStreamError("reading message \(sequence) of \(stream)", message: "not found (expired or purged?)")
         }
         return message
+    }
+
+    /// The message at `sequence` of `stream`, nil when there is none.
+    public func messageIfStored(stream: String, sequence: UInt64) throws(JetStreamError) -> StoredMessage? {
+        var options = jsDirectGetMsgOptions()
+        jsDirectGetMsgOptions_Init(&options)
+        options.Sequence = sequence
+        return try directGet(stream: stream, &options, operation: "reading message \(sequence) of \(stream)")
     }
 
     /// The last message stored on `subject`, or nil.
@@ -183,6 +188,13 @@ public final class JetStream: @unchecked Sendable {
             next = message.sequence + 1
         }
         return found
+    }
+
+    /// Removes the message at `sequence` from `stream`.
+    public func deleteMessage(stream: String, sequence: UInt64) throws(JetStreamError) {
+        var code = jsErrCode(rawValue: 0)
+        let status = js_DeleteMsg(context, stream, sequence, nil, &code)
+        guard status == NATS_OK else { throw JetStreamError("deleting message \(sequence) of \(stream)", status, code) }
     }
 
     private func directGet(stream: String, _ options: inout jsDirectGetMsgOptions, operation: String) throws(JetStreamError) -> StoredMessage? {
