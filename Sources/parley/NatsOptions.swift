@@ -28,9 +28,29 @@ struct NatsOptions: ParsableArguments {
             return board
         } catch {
             printError("error: \(error)")
-            printError("  is nats-server running there with JetStream on (nats-server -js)?")
+            printError("  " + Self.hint(for: error, address: address))
             throw ExitCode(ExitStatus.failed)
         }
+    }
+}
+
+extension NatsOptions {
+    /// What the user can do about a failed connection.
+    static func hint(for error: any Error, address: ServerAddress) -> String {
+        let text = "\(error)"
+        if text.contains("SSL") {
+            if !address.secure {
+                return "the server speaks TLS: connect with tls://\(address.host):\(address.port), and name its CA's PEM file in NATS_CA unless the system trusts it"
+            }
+            if address.trustedCAFile == nil {
+                return "the server's certificate is not signed by a CA this system trusts: name its CA's PEM file in NATS_CA"
+            }
+            return "the server's certificate is not signed by the CA in NATS_CA, or is not made out for \(address.host)"
+        }
+        if text.contains("Authorization") {
+            return "the server wants credentials: set NATS_TOKEN, or NATS_USER and NATS_PASSWORD"
+        }
+        return "is nats-server running there with JetStream on (nats-server -js)?"
     }
 }
 

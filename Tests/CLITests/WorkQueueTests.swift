@@ -25,6 +25,8 @@ struct WorkQueueTests {
         let server: NATSServer
         let environment: [String: String]
         let pipelineFile: String
+        /// The address clients are given (the server's `tls://` one when it speaks TLS).
+        var url: String
         var workers: [ParleyProcess] = []
 
         init(serverOptions: [String] = [], environment extra: [String: String] = [:]) throws {
@@ -32,20 +34,21 @@ struct WorkQueueTests {
             environment = TestSupport.gstEnvironment(registry: folder).merging(extra) { _, new in new }
             pipelineFile = folder.appendingPathComponent("transcribe.pipeline").path
             try WorkQueueTests.pipeline.write(toFile: pipelineFile, atomically: true, encoding: .utf8)
+            url = server.url
         }
 
         /// Starts a worker and waits until it takes jobs.
         @discardableResult
         func worker(_ extra: [String] = ["--ack-wait", "4"]) throws -> ParleyProcess {
             // Run from the cluster's folder: what a job writes must not land here.
-            let worker = try ParleyProcess(["worker", "--nats", server.url] + extra, environment: environment, currentDirectory: folder)
+            let worker = try ParleyProcess(["worker", "--nats", url] + extra, environment: environment, currentDirectory: folder)
             #expect(worker.wait(for: "taking jobs", seconds: 30), "worker did not start: \(worker.output)")
             workers.append(worker)
             return worker
         }
 
         func parley(_ arguments: [String]) async throws -> TestSupport.Result {
-            try await TestSupport.run(TestSupport.parleyExecutable, arguments + ["--nats", server.url], environment: environment)
+            try await TestSupport.run(TestSupport.parleyExecutable, arguments + ["--nats", url], environment: environment)
         }
 
         /// Submits one job per input; returns the batch id.
@@ -340,6 +343,39 @@ struct WorkQueueTests {
         }
         let results = try await cluster.parley(["jobs", "results", batch, "--json"])
         #expect(!results.stdout.contains(token) && !results.stdout.isEmpty)
+    }
+
+    @Test(.enabled(if: TestCertificates.isInstalled, "needs openssl to make the certificates (scripts/setup installs it)"))
+    func aTLSServerIsReachedOverTLSTrustingOnlyItsAuthority() async throws {
+        let certificatesFolder = TestSupport.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: certificatesFolder) }
+        let certificates = try await TestCertificates(in: certificatesFolder)
+        let cluster = try Cluster(serverOptions: ["--tls", "--tlscert", certificates.certificate.path, "--tlskey", certificates.key.path],
+                                  environment: ["NATS_CA": certificates.authority.path])
+        cluster.url = cluster.server.tlsURL
+        // In clear, to a server that wants TLS: refused.
+        let plain = try await TestSupport.run(TestSupport.parleyExecutable, ["jobs", "status", "abc234", "--nats", cluster.server.url],
+                                              environment: cluster.environment)
+        #expect(plain.status == 1, "\(plain.stdout)\n\(plain.stderr)")
+        #expect(plain.stderr.contains("the server speaks TLS: connect with \(cluster.server.tlsURL)"), "\(plain.stderr)")
+        // Over TLS without the test's authority: the certificate is not trusted.
+        var untrusting = cluster.environment
+        untrusting["NATS_CA"] = nil
+        let untrusted = try await TestSupport.run(TestSupport.parleyExecutable, ["jobs", "status", "abc234", "--nats", cluster.url],
+                                                  environment: untrusting)
+        #expect(untrusted.status == 1, "\(untrusted.stdout)\n\(untrusted.stderr)")
+        let refusal = untrusted.stderr.lowercased()
+        #expect(refusal.contains("ssl") && untrusted.stderr.contains("name its CA's PEM file in NATS_CA"), "\(untrusted.stderr)")
+        // With NATS_CA: a worker takes a job and its result comes back.
+        try cluster.worker()
+        let prompt = try await SpeechFixtures.asteriskPrompts("en", count: 1)[0]
+        let batch = try await cluster.submit([prompt.path])
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let job = try #require(try await cluster.status(batch).first)
+        #expect(job.state == "done")
+        let transcript = job.transcript
+        #expect(!transcript.isEmpty)
     }
 
     @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {

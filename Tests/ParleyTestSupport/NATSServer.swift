@@ -29,6 +29,9 @@ public final class NATSServer: @unchecked Sendable {
     }
 
     public var url: String { "nats://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)" }
+    /// The same address for a client that speaks TLS (a server started
+    /// with `--tls` options).
+    public var tlsURL: String { url.replacingOccurrences(of: "nats://", with: "tls://") }
 
     public func start() throws {
         let process = Process()
