@@ -58,4 +58,53 @@ struct JetStreamTests {
         #expect(try queue.next(timeout: .milliseconds(1500)) == nil)
         _ = (server, first)
     }
+
+    /// A runner that only counts: the job below must never reach it.
+    final class CountingRunner: JobRunner, @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        var runs: Int { lock.withLock { count } }
+
+        func run(_ job: JobSpec, input: URL, outputs: URL) throws -> JobOutcome {
+            lock.withLock { count += 1 }
+            return JobOutcome(lines: [], audioSeconds: 0)
+        }
+    }
+
+    @Test func aJobOfAKindThisWorkerCannotReadFailsAtOnceWithTheReason() throws {
+        let (server, board) = try board()
+        let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t4st", index: 2, part: "input")
+        let job = JobSpec(batch: "t4st", index: 2, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
+        // A newer submitter's job: a live source this worker does not know.
+        let newer = String(decoding: JobBoard.encode(job), as: UTF8.self)
+            .replacingOccurrences(of: #""kind":"file""#, with: #""kind":"srt""#)
+        try board.jetStream.publish(JobBoard.jobsSubject, Array(newer.utf8), messageID: job.id)
+        let folder = TestSupport.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var settings = WorkerSettings(workFolder: folder)
+        settings.maxDeliver = 3
+        let runner = CountingRunner()
+        let worker = Worker(board: board, settings: settings, runner: runner, name: "w:1") { _ in }
+        let subscriptions = try worker.subscribe()
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            worker.run(subscriptions)
+            stopped.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(15)
+        var result: JobResult?
+        while result == nil && Date() < deadline {
+            result = try board.result(job: job.id)
+            if result == nil { usleep(50_000) }
+        }
+        worker.drain()
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+        let failed = try #require(result)
+        #expect(failed.status == .failed)
+        #expect(failed.attempts == 1)
+        #expect(failed.reasons == ["attempt 1 on w:1: this worker cannot read the job: input kind 'srt' is not one this worker knows (file, corpus)"])
+        #expect(runner.runs == 0)
+        #expect(AttemptHistory.state(of: try board.events(batch: "t4st", index: 2)) == .failed)
+        _ = server
+    }
 }
