@@ -15,6 +15,7 @@ struct BenchExecution {
     /// one stream; errors are the user's input (exit 2).
     init(parsed: PipelineFile, overrides: [String: String], manifest: String, warmup: Int, gap: Double) async throws {
         bench = try BenchPipeline(file: parsed, overrides: overrides)
+        try bench.checkMeasurable()
         let corpus = try Corpus(manifest: manifest)
         self.corpus = corpus
         // Decoding blocks (it may run GStreamer pipelines).

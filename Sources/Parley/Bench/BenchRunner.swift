@@ -26,6 +26,33 @@ public struct BenchPipeline: Sendable {
         self.overrides = overrides
     }
 
+    /// Builds the pipeline once, without playing it, to refuse what the
+    /// bench cannot measure before the corpus is decoded.
+    public func checkMeasurable() throws(BenchError) {
+        _ = BenchRunner.probeRegistered
+        let launch = try launch(streamPath: "/dev/null", paced: false)
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(launch: launch)
+        } catch {
+            throw .pipeline(error.description)
+        }
+        if let problem = Self.unmeasurable(pipeline) { throw .pipeline(problem) }
+    }
+
+    /// Why the bench cannot measure this pipeline, or nil.
+    static func unmeasurable(_ pipeline: Pipeline) -> String? {
+        guard !pipeline.elements(factory: "vadsegmenter").isEmpty else {
+            return "the pipeline has no vadsegmenter: parley bench measures the segments it cuts"
+        }
+        // A push-to-talk segmenter cuts nothing unless someone holds the button.
+        if let talk = pipeline.elements(factory: "vadsegmenter").first(where: { $0.propertyText("mode") == "ptt" }) {
+            return "vadsegmenter \"\(talk.name)\" is in push-to-talk mode (mode=ptt), and parley bench presses no button: "
+                + "give the pipeline mode=vad (or a MODE variable, as realtime-session has) to measure it"
+        }
+        return nil
+    }
+
     public var hasSink: Bool { file.variables.contains { $0.name == "SINK" && $0.kind == .fragment } }
 
     /// The launch line with the bench's source (and sink) in place. A
@@ -121,7 +148,7 @@ public final class BenchRunner: @unchecked Sendable {
     /// Plays `launch` to its end. `progress` gets the source's position and
     /// the stream's length in seconds, a few times a second, on another thread.
     /// The probe is registered once per process.
-    private static let probeRegistered: Bool = Parley.register([BenchSinkElement.self])
+    static let probeRegistered: Bool = Parley.register([BenchSinkElement.self])
 
     public func run(launch: String, streamDuration: Double,
                     progress: @escaping @Sendable (Double, Double) -> Void) async -> RunObservations {
@@ -134,16 +161,11 @@ public final class BenchRunner: @unchecked Sendable {
             observed.failure = error.description
             return observed
         }
-        guard let vad = pipeline.elements(factory: "vadsegmenter").first else {
-            observed.failure = "the pipeline has no vadsegmenter: parley bench measures the segments it cuts"
+        if let problem = BenchPipeline.unmeasurable(pipeline) {
+            observed.failure = problem
             return observed
         }
-        // A push-to-talk segmenter cuts nothing unless someone holds the button.
-        if let talk = pipeline.elements(factory: "vadsegmenter").first(where: { $0.propertyText("mode") == "ptt" }) {
-            observed.failure = "vadsegmenter \"\(talk.name)\" is in push-to-talk mode (mode=ptt), and parley bench presses no button: "
-                + "give the pipeline mode=vad (or a MODE variable, as realtime-session has) to measure it"
-            return observed
-        }
+        let vad = pipeline.elements(factory: "vadsegmenter")[0]
         observed.silenceMs = Double(vad.property("silence-duration-ms")?.int ?? 500)
         observed.prefixPaddingMs = Double(vad.property("prefix-padding-ms")?.int ?? 300)
         if !pipeline.elements(factory: "cloudstt").isEmpty { observed.stages.insert("stt") }
