@@ -129,6 +129,8 @@ def main():
     parser.add_argument("--audio", required=True)
     parser.add_argument("--output", required=True)
     parser.add_argument("--plot")
+    parser.add_argument("--parley-only", action="store_true",
+                        help="score Parley's detector alone (a quick look while training; results.md needs the anchors)")
     parser.add_argument("conditions", nargs="+")
     args = parser.parse_args()
     labels = read_column(os.path.join(args.vadbench, "testset", "labels_10ms.txt"))
@@ -149,9 +151,10 @@ def main():
         with open(os.path.join(args.audio, condition + ".parley.time")) as f:
             parley_cpu = float(f.read().split()[1])
         candidates = {"Parley (vadsegmenter)": (parley, FRAME, parley_cpu)}
-        for mode in (0, 2, 3):
-            candidates[f"WebRTC mode {mode}, 30 ms"] = webrtc(samples, mode)
-        candidates["Silero v5 (onnx)"] = silero(samples)
+        if not args.parley_only:
+            for mode in (0, 2, 3):
+                candidates[f"WebRTC mode {mode}, 30 ms"] = webrtc(samples, mode)
+            candidates["Silero v5 (onnx)"] = silero(samples)
         for name, (decisions, frame_len, cpu) in candidates.items():
             hypothesis = on_grid(decisions, frame_len, len(labels))
             p, r, f1, fa = scores(labels, hypothesis, regions)
