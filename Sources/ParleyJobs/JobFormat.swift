@@ -164,6 +164,15 @@ public struct JobEvent: Codable, Sendable, Equatable {
     }
 }
 
+extension JobEvent {
+    /// The event that closes a job's history: `done`, or `failed` with the
+    /// result's last reason.
+    public init(closing result: JobResult, time: Int64) {
+        self.init(result.status == .done ? .done : .failed, job: result.job, time: time, worker: result.worker,
+                  attempt: result.attempts, reason: result.status == .failed ? result.reasons.last : nil)
+    }
+}
+
 /// What `parley submit` records about a batch: its jobs, for `parley jobs`.
 public struct BatchManifest: Codable, Sendable, Equatable {
     public var batch: String

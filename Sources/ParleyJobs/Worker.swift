@@ -124,13 +124,7 @@ public final class Worker: Sendable {
     /// every running job is settled.
     public func run(_ subscriptions: Subscriptions) {
         let group = DispatchGroup()
-        var loops: [(String, @Sendable () -> Void)] = []
-        for (slot, subscription) in subscriptions.jobs.enumerated() {
-            loops.append(("parley-worker-\(slot)", { [self] in takeJobs(from: subscription) }))
-        }
-        let exhausted = subscriptions.exhausted
-        loops.append(("parley-worker-exhausted", { [self] in takeExhaustedJobs(from: exhausted) }))
-        for (name, loop) in loops {
+        func spawn(_ name: String, _ loop: @escaping @Sendable () -> Void) {
             group.enter()
             let thread = Thread {
                 loop()
@@ -139,15 +133,12 @@ public final class Worker: Sendable {
             thread.name = name
             thread.start()
         }
+        for (slot, subscription) in subscriptions.jobs.enumerated() {
+            spawn("parley-worker-\(slot)") { [self] in take(from: subscription, handle) }
+        }
+        let exhausted = subscriptions.exhausted
+        spawn("parley-worker-exhausted") { [self] in take(from: exhausted, recordExhausted) }
         group.wait()
-    }
-
-    private func takeJobs(from subscription: WorkQueueSubscription) {
-        take(from: subscription, handle)
-    }
-
-    private func takeExhaustedJobs(from subscription: WorkQueueSubscription) {
-        take(from: subscription, recordExhausted)
     }
 
     private func take(from subscription: WorkQueueSubscription, _ handle: (Delivery) -> Void) {
@@ -197,7 +188,7 @@ public final class Worker: Sendable {
             let result = JobResult(job: job.id, status: .done, worker: name, attempts: attempt,
                                    reasons: earlierReasons(job, attempt: attempt), lines: outcome.lines, files: files,
                                    audioSeconds: outcome.audioSeconds, started: started, finished: finished)
-            finish(job, delivery, result, event: .done)
+            finish(job, delivery, result)
             log("\(job.id): done in \(String(format: "%.1f", Double(finished - started) / 1000)) s, \(outcome.lines.count) lines, \(files.count) files")
         case .failure(let failure):
             if attempt >= settings.maxDeliver || !failure.worthRetrying {
@@ -205,7 +196,7 @@ public final class Worker: Sendable {
                 let reasons = AttemptHistory.reasons(events: events, current: attempt, worker: name, reason: failure.reason)
                 let result = JobResult(job: job.id, status: .failed, worker: name, attempts: attempt, reasons: reasons, lines: [],
                                        files: [], audioSeconds: 0, started: started, finished: finished)
-                finish(job, delivery, result, event: .failed)
+                finish(job, delivery, result)
                 log("\(job.id): failed for good after attempt \(attempt): \(failure.reason)")
             } else {
                 try? persist("recording \(job.id)'s failed attempt") { () throws(JetStreamError) in
@@ -245,8 +236,7 @@ public final class Worker: Sendable {
                     let result = JobResult(job: job.id, status: .failed, worker: last?.worker ?? name, attempts: advisory.deliveries,
                                            reasons: reasons, lines: [], files: [], audioSeconds: 0, started: last?.time ?? now, finished: now)
                     if try !board.publish(result).duplicate {
-                        try board.record(JobEvent(.failed, job: job.id, time: now, worker: result.worker, attempt: advisory.deliveries,
-                                                  reason: reasons.last))
+                        try board.record(JobEvent(closing: result, time: now))
                         log("\(job.id): failed for good: none of its \(advisory.deliveries) deliveries was answered")
                     }
                 }
@@ -275,7 +265,7 @@ public final class Worker: Sendable {
                                reasons: ["attempt \(delivery.deliveryCount) on \(name): \(reason)"], lines: [], files: [],
                                audioSeconds: 0, started: now, finished: now)
         _ = try? persist("publishing \(identity.id)'s result") { () throws(JetStreamError) in try board.publish(result) }
-        try? board.record(JobEvent(.failed, job: identity.id, time: now, worker: name, attempt: delivery.deliveryCount, reason: reason))
+        try? board.record(JobEvent(closing: result, time: now))
         try? delivery.terminate()
         log("\(identity.id): \(reason)")
     }
@@ -345,7 +335,7 @@ public final class Worker: Sendable {
         try Data(bytes).write(to: file)
     }
 
-    private func finish(_ job: JobSpec, _ delivery: Delivery, _ result: JobResult, event: JobEvent.Kind) {
+    private func finish(_ job: JobSpec, _ delivery: Delivery, _ result: JobResult) {
         do {
             let ack = try persist("publishing \(job.id)'s result") { () throws(JetStreamError) in try board.publish(result) }
             if ack.duplicate { log("\(job.id): a result was already stored; JetStream dropped this one") }
@@ -354,9 +344,8 @@ public final class Worker: Sendable {
             log("\(job.id): could not publish the result (\(error)); it will be delivered again")
             return
         }
-        try? persist("recording \(job.id) \(event.rawValue)") { () throws(JetStreamError) in
-            try board.record(JobEvent(event, job: job.id, time: WallClock.milliseconds(), worker: name, attempt: result.attempts,
-                                      reason: result.status == .failed ? result.reasons.last : nil))
+        try? persist("recording \(job.id) \(result.status.rawValue)") { () throws(JetStreamError) in
+            try board.record(JobEvent(closing: result, time: WallClock.milliseconds()))
         }
         settle(job, "acknowledging") { () throws(JetStreamError) in try delivery.acknowledge() }
     }

@@ -37,8 +37,8 @@ struct NatsOptions: ParsableArguments {
 extension NatsOptions {
     /// What the user can do about a failed connection.
     static func hint(for error: any Error, address: ServerAddress) -> String {
-        let text = "\(error)"
-        if text.contains("SSL") {
+        let failure = error as? JetStreamError
+        if failure?.isTLSFailure == true {
             if !address.secure {
                 return "the server speaks TLS: connect with tls://\(address.host):\(address.port), and name its CA's PEM file in NATS_CA unless the system trusts it"
             }
@@ -47,7 +47,7 @@ extension NatsOptions {
             }
             return "the server's certificate is not signed by the CA in NATS_CA, or is not made out for \(address.host)"
         }
-        if text.contains("Authorization") {
+        if failure?.isAuthenticationFailure == true {
             return "the server wants credentials: set NATS_TOKEN, or NATS_USER and NATS_PASSWORD"
         }
         return "is nats-server running there with JetStream on (nats-server -js)?"

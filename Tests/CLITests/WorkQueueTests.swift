@@ -328,6 +328,7 @@ struct WorkQueueTests {
                                                 environment: bare)
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.lowercased().contains("author"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("the server wants credentials: set NATS_TOKEN"), "\(refused.stderr)")
         // With it: a job goes through.
         let worker = try cluster.worker()
         let prompt = try await SpeechFixtures.asteriskPrompts("en", count: 1)[0]

@@ -45,7 +45,7 @@ public final class NATSServer: @unchecked Sendable {
         try ProcessEnvironment.whileSpawning { try process.run() }
         guard watcher.wait(seconds: 20) else {
             process.terminate()
-            throw Failure(description: "nats-server did not start: \(watcher.text)")
+            throw HelperFailure(description: "nats-server did not start: \(watcher.text)")
         }
         if port == 0, let range = watcher.text.range(of: #"client connections on [0-9.]+:(\d+)"#, options: .regularExpression),
            let found = Int(watcher.text[range].split(separator: ":").last ?? "") {
@@ -67,9 +67,15 @@ public final class NATSServer: @unchecked Sendable {
     public var log: String { output?.text ?? "" }
 
     deinit { kill() }
+}
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+/// A helper program of the tests' (a server, a certificate tool) that did
+/// not do its part, with what it said.
+public struct HelperFailure: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) {
+        self.description = description
     }
 }
 

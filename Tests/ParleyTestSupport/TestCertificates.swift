@@ -32,12 +32,8 @@ public struct TestCertificates: Sendable {
         ] {
             let made = try await TestSupport.run(Self.openssl, arguments)
             guard made.status == 0 else {
-                throw Failure(description: "openssl \(arguments[0]) failed: \(made.stderr)")
+                throw HelperFailure(description: "openssl \(arguments[0]) failed: \(made.stderr)")
             }
         }
-    }
-
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
     }
 }

@@ -15,6 +15,11 @@ public struct JetStreamError: Error, CustomStringConvertible, Sendable {
     public let isTransient: Bool
     /// True when the message or entry asked for does not exist.
     public let isNotFound: Bool
+    /// The TLS handshake failed: the server wants TLS, or its certificate
+    /// is not trusted.
+    public let isTLSFailure: Bool
+    /// The server refused the credentials (or their absence).
+    public let isAuthenticationFailure: Bool
 
     public var description: String {
         "\(operation): \(status)" + (code != 0 ? " (JetStream error \(code))" : "")
@@ -30,6 +35,8 @@ public struct JetStreamError: Error, CustomStringConvertible, Sendable {
         self.status = text
         self.code = Int(code.rawValue)
         self.isNotFound = status == NATS_NOT_FOUND || code.rawValue == 10037 /* no message found */
+        self.isTLSFailure = status == NATS_SSL_ERROR
+        self.isAuthenticationFailure = status == NATS_CONNECTION_AUTH_FAILED
         self.isTransient = [NATS_TIMEOUT, NATS_CONNECTION_CLOSED, NATS_CONNECTION_DISCONNECTED, NATS_NO_SERVER,
                             NATS_STALE_CONNECTION, NATS_NO_RESPONDERS, NATS_IO_ERROR].contains(status)
     }
@@ -40,5 +47,7 @@ public struct JetStreamError: Error, CustomStringConvertible, Sendable {
         self.code = 0
         self.isTransient = false
         self.isNotFound = false
+        self.isTLSFailure = false
+        self.isAuthenticationFailure = false
     }
 }

@@ -40,14 +40,15 @@ class GRUClassifier:
     def parameters(self):
         return [self.w1, self.b1, self.wi, self.bi, self.wh, self.bh, self.wo, self.bo]
 
-    def forward(self, x, keep=False):
-        """x: (batch, time, inputs) -> logits (batch, time)."""
+    def forward(self, x, keep=False, h=None):
+        """x: (batch, time, inputs) -> logits (batch, time), from state `h`
+        (zero when None); the last state is left in `self.state`."""
         batch, steps, _ = x.shape
         hidden = self.hidden
         pre1 = x @ self.w1 + self.b1
         a1 = np.maximum(pre1, 0)
         xi = a1 @ self.wi + self.bi
-        h = np.zeros((batch, hidden), self.w1.dtype)
+        h = np.zeros((batch, hidden), self.w1.dtype) if h is None else h
         hs = np.empty((batch, steps, hidden), self.w1.dtype)
         if keep:
             gates = np.empty((batch, steps, 3 * hidden), self.w1.dtype)  # r, z, n
@@ -64,6 +65,7 @@ class GRUClassifier:
                 gates[:, t, 2 * hidden:] = n
                 hn[:, t] = hh[:, 2 * hidden:]
         logits = (hs @ self.wo)[..., 0] + self.bo[0]
+        self.state = h
         if keep:
             self.cache = (x, pre1, a1, hs, gates, hn)
         return logits
@@ -140,21 +142,6 @@ class GRUClassifier:
         out = []
         h = None
         for first in range(0, len(x), chunk):
-            logits, h = self.run(x[first:first + chunk], h)
-            out.append(sigmoid(logits))
+            out.append(sigmoid(self.forward(x[None, first:first + chunk], h=h)[0]))
+            h = self.state
         return np.concatenate(out)
-
-    def run(self, x, h=None):
-        hidden = self.hidden
-        a1 = np.maximum(x @ self.w1 + self.b1, 0)
-        xi = a1 @ self.wi + self.bi
-        h = np.zeros(hidden, self.w1.dtype) if h is None else h
-        hs = np.empty((len(x), hidden), self.w1.dtype)
-        for t in range(len(x)):
-            hh = h @ self.wh + self.bh
-            rz = sigmoid(xi[t, :2 * hidden] + hh[:2 * hidden])
-            r, z = rz[:hidden], rz[hidden:]
-            n = np.tanh(xi[t, 2 * hidden:] + r * hh[2 * hidden:])
-            h = (1 - z) * n + z * h
-            hs[t] = h
-        return (hs @ self.wo)[:, 0] + self.bo[0], h

@@ -335,12 +335,11 @@ def swift_array(values):
     return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
 
 
-def make_frames(arguments, rng):
+def make_frames(arguments, rng, count):
     """Training streams laid out, mixed into every condition, and featurised by the Swift front end."""
     speech = speech_clips(rng, per_voice=150)
     sounds = sound_distractors()
     print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
-    count = int(subprocess.run([arguments.bench, "vad-features", "--count"], capture_output=True, text=True, check=True).stdout)
     teacher = Teacher()
     xs, ys, distractors, taught = [], [], [], []
     for stream in range(arguments.streams):
@@ -356,7 +355,7 @@ def make_frames(arguments, rng):
             taught.append(teacher.frames(audio)[:n])
         print(f"stream {stream + 1}/{arguments.streams}: {len(labels) / 100:.0f} s x {len(xs) // (stream + 1)} conditions", flush=True)
     return (np.concatenate(xs).astype(np.float32), np.concatenate(ys).astype(np.float32), np.concatenate(distractors),
-            np.concatenate(taught).astype(np.float32), count)
+            np.concatenate(taught).astype(np.float32))
 
 
 def main():
@@ -388,10 +387,9 @@ def main():
         # Features depend only on the audio and the Swift front end: --fresh after changing either.
         stored = np.load(cache)
         x, y, distractor_frames, taught = stored["x"], stored["y"], stored["distractors"], stored["teacher"]
-        count = x.shape[1]
         print(f"{len(x)} frames from {cache}", flush=True)
     else:
-        x, y, distractor_frames, taught, count = make_frames(arguments, rng)
+        x, y, distractor_frames, taught = make_frames(arguments, rng, count)
         np.savez(cache, x=x, y=y, distractors=distractor_frames, teacher=taught)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-3
     x = ((x - mean) / scale).astype(np.float64)
