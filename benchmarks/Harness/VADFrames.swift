@@ -97,3 +97,37 @@ enum VADFeatures {
         try rows.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: output))
     }
 }
+
+/// Nothing but detector passes over a file, for callgrind's instruction
+/// counts (`benchmarks/vad/instructions`): the count of one pass less the
+/// count of `passes` passes, over the frames between them, is the cost of a
+/// frame with decoding and start-up cancelled out. `featuresOnly` runs the
+/// front end alone, so the network's share is the difference.
+enum VADCost {
+    /// Frames in one pass.
+    static func run(wav path: String, passes: Int, featuresOnly: Bool) throws -> Int {
+        let (samples, rate) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let hop = rate / 100
+        var checksum: Float = 0
+        for _ in 0..<passes {
+            var detector = SpeechClassifier(rate: rate)
+            var features = SpeechFeatures(rate: rate)
+            samples.withUnsafeBufferPointer { all in
+                var offset = 0
+                while offset + hop <= all.count {
+                    let frame = UnsafeBufferPointer(rebasing: all[offset..<(offset + hop)])
+                    if featuresOnly {
+                        features.update(with: frame)
+                        checksum += features.withValues { $0[0] }
+                    } else {
+                        checksum += detector.probability(of: frame)
+                    }
+                    offset += hop
+                }
+            }
+        }
+        // Printed so the optimiser cannot drop the passes.
+        FileHandle.standardError.write(Data("checksum \(checksum)\n".utf8))
+        return samples.count / hop
+    }
+}

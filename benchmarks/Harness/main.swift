@@ -12,7 +12,7 @@ Parley.register([TimingSink.self, TextSource.self])
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: parley-bench stt|stt-engines|tts|translate [--runs N] [--output FILE] | vad-frames FILE.wav")
+    print("usage: parley-bench stt|stt-engines|tts|translate [--runs N] [--output FILE] | vad-frames|vad-features|vad-cost FILE.wav")
     exit(2)
 }
 @MainActor func option(_ name: String) -> String? {
@@ -57,7 +57,14 @@ case "vad-frames":
         try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
     }
     FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8))
+case "vad-cost":
+    // parley-bench vad-cost FILE.wav [--passes N] [--features-only]: detector
+    // passes and nothing else, run under callgrind by benchmarks/vad/instructions.
+    guard arguments.count >= 2 else { print("usage: parley-bench vad-cost FILE.wav [--passes N] [--features-only]"); exit(2) }
+    let frames = try VADCost.run(wav: arguments[1], passes: Int(option("--passes") ?? "") ?? 1,
+                                 featuresOnly: arguments.contains("--features-only"))
+    print("frames \(frames)")
 default:
-    print("unknown benchmark \(command); available: stt, stt-engines, tts, translate, vad-frames")
+    print("unknown benchmark \(command); available: stt, stt-engines, tts, translate, vad-frames, vad-features, vad-cost")
     exit(2)
 }

@@ -129,6 +129,7 @@ def main():
     parser.add_argument("--audio", required=True)
     parser.add_argument("--output", required=True)
     parser.add_argument("--plot")
+    parser.add_argument("--instructions", help="benchmarks/vad/instructions' output: callgrind's count per frame")
     parser.add_argument("--parley-only", action="store_true",
                         help="score Parley's detector alone (a quick look while training; results.md needs the anchors)")
     parser.add_argument("conditions", nargs="+")
@@ -165,7 +166,10 @@ def main():
             if k == 0 and name.startswith("Parley"):
                 check_against_contract(args.vadbench, labels, hypothesis, (p, r, f1))
 
-    write_table(rows, args.conditions, args.output, timing, element)
+    counts = None
+    if args.instructions and os.path.exists(args.instructions):
+        counts = dict(line.rsplit("\t", 1) for line in open(args.instructions).read().splitlines() if "\t" in line)
+    write_table(rows, args.conditions, args.output, timing, element, counts)
     if args.plot:
         write_plot(rows, args.conditions, args.plot)
 
@@ -183,7 +187,7 @@ def check_against_contract(vadbench, labels, hypothesis, ours):
     print(f"scoring matches scripts/common.py: P/R/F1 {np.round(theirs, 4)}", file=sys.stderr)
 
 
-def write_table(rows, conditions, path, timing, element):
+def write_table(rows, conditions, path, timing, element, counts=None):
     lines = [
         "# VAD benchmark",
         "",
@@ -219,6 +223,14 @@ def write_table(rows, conditions, path, timing, element):
     for name, (onsets, ends) in list(timing.items()) + [("Parley, vadsegmenter's segments", element)]:
         lines.append(f"| {name} | {np.median(onsets):.0f} | {np.percentile(onsets, 95):.0f} | "
                      f"{np.median(ends):.0f} | {np.percentile(ends, 95):.0f} |")
+    if counts:
+        lines += [
+            "",
+            "Parley's detector costs " + f"{int(counts['instructions per 10 ms frame']):,}" + " instructions per 10 ms frame",
+            f"(front end {int(counts['front end']):,}, network and smoothing {int(counts['network and smoothing']):,}),",
+            "counted by callgrind over 60 s of the clean condition (`benchmarks/vad/instructions`):",
+            "the figure that does not move with the machine's load.",
+        ]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
