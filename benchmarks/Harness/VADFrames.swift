@@ -25,14 +25,7 @@ enum VADFrames {
             probabilities.removeAll(keepingCapacity: true)
             probabilities.reserveCapacity(samples.count / 160)
             let started = threadCPUSeconds()
-            samples.withUnsafeBufferPointer { all in
-                var offset = 0
-                while offset + 160 <= all.count {
-                    let frame = UnsafeBufferPointer(rebasing: all[offset..<(offset + 160)])
-                    probabilities.append(detector.probability(of: frame))
-                    offset += 160
-                }
-            }
+            forEachFrame(of: samples, hop: 160) { probabilities.append(detector.probability(of: $0)) }
             times.append(threadCPUSeconds() - started)
         }
         let (decisions, segments) = segment(samples, probabilities)
@@ -70,6 +63,18 @@ enum VADFrames {
     }
 }
 
+/// Calls `body` with each whole `hop`-sample frame of `samples`, in order
+/// (a last partial frame is left out, as the element holds it back).
+func forEachFrame(of samples: [Int16], hop: Int, _ body: (UnsafeBufferPointer<Int16>) -> Void) {
+    samples.withUnsafeBufferPointer { all in
+        var offset = 0
+        while offset + hop <= all.count {
+            body(UnsafeBufferPointer(rebasing: all[offset..<(offset + hop)]))
+            offset += hop
+        }
+    }
+}
+
 /// CPU time of this thread: the speed contract counts CPU seconds on one core, not wall time.
 func threadCPUSeconds() -> Double {
     var time = timespec()
@@ -86,13 +91,9 @@ enum VADFeatures {
         let hop = rate / 100
         var rows = [Float]()
         rows.reserveCapacity(samples.count / hop * SpeechFeatures.count)
-        samples.withUnsafeBufferPointer { all in
-            var offset = 0
-            while offset + hop <= all.count {
-                features.update(with: UnsafeBufferPointer(rebasing: all[offset..<(offset + hop)]))
-                features.withValues { rows += $0 }
-                offset += hop
-            }
+        forEachFrame(of: samples, hop: hop) { frame in
+            features.update(with: frame)
+            features.withValues { rows += $0 }
         }
         try rows.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: output))
     }
@@ -110,20 +111,16 @@ enum VADCost {
         let hop = rate / 100
         var checksum: Float = 0
         for _ in 0..<passes {
-            var detector = SpeechClassifier(rate: rate)
-            var features = SpeechFeatures(rate: rate)
-            samples.withUnsafeBufferPointer { all in
-                var offset = 0
-                while offset + hop <= all.count {
-                    let frame = UnsafeBufferPointer(rebasing: all[offset..<(offset + hop)])
-                    if featuresOnly {
-                        features.update(with: frame)
-                        checksum += features.withValues { $0[0] }
-                    } else {
-                        checksum += detector.probability(of: frame)
-                    }
-                    offset += hop
+            // A fresh detector, or front end, per pass.
+            if featuresOnly {
+                var features = SpeechFeatures(rate: rate)
+                forEachFrame(of: samples, hop: hop) { frame in
+                    features.update(with: frame)
+                    checksum += features.withValues { $0[0] }
                 }
+            } else {
+                var detector = SpeechClassifier(rate: rate)
+                forEachFrame(of: samples, hop: hop) { checksum += detector.probability(of: $0) }
             }
         }
         // Printed so the optimiser cannot drop the passes.

@@ -167,8 +167,9 @@ def main():
                 check_against_contract(args.vadbench, labels, hypothesis, (p, r, f1))
 
     counts = None
-    if args.instructions and os.path.exists(args.instructions):
-        counts = dict(line.rsplit("\t", 1) for line in open(args.instructions).read().splitlines() if "\t" in line)
+    if args.instructions:
+        with open(args.instructions) as f:
+            counts = dict(line.rsplit("\t", 1) for line in f.read().splitlines() if "\t" in line)
     write_table(rows, args.conditions, args.output, timing, element, counts)
     if args.plot:
         write_plot(rows, args.conditions, args.plot)

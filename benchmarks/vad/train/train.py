@@ -61,8 +61,16 @@ VADBENCH_SOUNDS = {"beep", "tt-monkeys"}  # vadbench's distractors: never traine
 
 
 def decode(path):
-    raw = subprocess.run(["sox", path, "-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point", "-"],
-                         check=True, capture_output=True).stdout
+    """Any sound file as 16 kHz mono float: sox, or for Asterisk's raw G.722
+    (wideband) prompts, which sox cannot read, the static ffmpeg build in the
+    imageio-ffmpeg wheel."""
+    if path.endswith(".g722"):
+        import imageio_ffmpeg
+        command = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-f", "g722", "-i", path,
+                   "-f", "f32le", "-ac", "1", "-ar", str(RATE), "-"]
+    else:
+        command = ["sox", path, "-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point", "-"]
+    raw = subprocess.run(command, check=True, capture_output=True).stdout
     return np.frombuffer(raw, dtype="<f4").astype(np.float64)
 
 
@@ -110,15 +118,6 @@ def trim_and_scale(audio, labels, level_db):
     return audio, labels
 
 
-def decode_g722(path):
-    """Asterisk's wideband prompts are raw G.722; ffmpeg (the static build in
-    the imageio-ffmpeg wheel) decodes them to 16 kHz."""
-    import imageio_ffmpeg
-    raw = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-f", "g722", "-i", path,
-                          "-f", "f32le", "-ac", "1", "-ar", str(RATE), "-"], check=True, capture_output=True).stdout
-    return np.frombuffer(raw, dtype="<f4").astype(np.float64)
-
-
 # Asterisk's voices, narrowband (8 kHz .wav, as a phone line). --wideband
 # adds the same talkers wideband (16 kHz .g722: the band a microphone gives,
 # as vadbench's LibriVox, cards and alsa-utils speech is) and Menardi's
@@ -128,19 +127,18 @@ VOICES = ["it_IT_m_Carlo", "es_MX_f_Allison", "fr_CA_f_June", "ru_RU_f_IvrvoiceR
 
 def speech_clips(rng, per_voice, wideband):
     clips = []
-    voices = [(folder, ("wav", "g722") if wideband else ("wav",)) for folder in VOICES]
-    voices += [("it_IT_f_Menardi", ("wav",))] if wideband else []
-    for folder, kinds in voices:
-        for kind in kinds:
-            files = sorted(glob.glob(f"/usr/share/asterisk/sounds/{folder}/**/*.{kind}", recursive=True))
-            files = [f for f in files if os.path.basename(f)[:-len(kind) - 1] not in VADBENCH_SOUNDS]
-            for path in rng.choice(files, size=min(per_voice, len(files)), replace=False):
-                audio = decode_g722(path) if kind == "g722" else decode(path)
-                if len(audio) < RATE * 0.4:
-                    continue
-                audio, labels = trim_and_scale(audio, speech_labels(audio), rng.uniform(-36, -16))
-                if audio is not None and labels.sum() >= 20:
-                    clips.append((audio, labels))
+    sources = [(folder, kind) for folder in VOICES for kind in (("wav", "g722") if wideband else ("wav",))]
+    sources += [("it_IT_f_Menardi", "wav")] if wideband else []
+    for folder, kind in sources:
+        files = sorted(glob.glob(f"/usr/share/asterisk/sounds/{folder}/**/*.{kind}", recursive=True))
+        files = [f for f in files if os.path.splitext(os.path.basename(f))[0] not in VADBENCH_SOUNDS]
+        for path in rng.choice(files, size=min(per_voice, len(files)), replace=False):
+            audio = decode(path)
+            if len(audio) < RATE * 0.4:
+                continue
+            audio, labels = trim_and_scale(audio, speech_labels(audio), rng.uniform(-36, -16))
+            if audio is not None and labels.sum() >= 20:
+                clips.append((audio, labels))
     sentences = ["the quick brown fox jumps over the lazy dog", "please call me back after the meeting",
                  "we will arrive at seven thirty tomorrow morning", "bonjour, comment allez-vous aujourd'hui",
                  "il treno per Roma parte alle nove", "wo ist der nächste Bahnhof", "dank je wel voor je hulp"]
@@ -148,7 +146,8 @@ def speech_clips(rng, per_voice, wideband):
     for sentence, voice in zip(sentences, voices):
         path = "/tmp/parley-train-espeak.wav"
         subprocess.run(["espeak-ng", "-v", voice, "-s", str(int(rng.uniform(140, 190))), "-w", path, sentence], check=True)
-        audio, labels = trim_and_scale(decode(path), speech_labels(decode(path)), rng.uniform(-30, -22))
+        audio = decode(path)
+        audio, labels = trim_and_scale(audio, speech_labels(audio), rng.uniform(-30, -22))
         clips.append((audio, labels))
     return clips
 
