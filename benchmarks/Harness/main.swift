@@ -64,7 +64,12 @@ case "vad-frames":
     }
     let rows: [String], segments: [VADFrames.Segment], seconds: Double?
     if let file = option("--probabilities") {
-        (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file)
+        do {
+            (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file)
+        } catch let mismatch as VADFrames.FrameCountMismatch {
+            FileHandle.standardError.write(Data("parley-bench vad-frames: \(mismatch)\n".utf8))
+            exit(2)
+        }
         seconds = nil
     } else {
         (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
