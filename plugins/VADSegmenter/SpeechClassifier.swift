@@ -52,13 +52,14 @@ public struct SpeechClassifier: SpeechDetector {
         let input: UnsafeMutablePointer<Float>
         let output: UnsafeMutablePointer<Float>
         let context: UnsafeMutablePointer<Float>
+        private let widest: Int
         init(widest: Int) {
             // One more than the widest layer: the logit is written after the last hidden layer.
-            let capacity = widest + 1
-            input = .allocate(capacity: capacity)
-            output = .allocate(capacity: capacity)
-            context = .allocate(capacity: capacity)
-            for buffer in [input, output, context] { buffer.initialize(repeating: 0, count: capacity) }
+            self.widest = widest + 1
+            input = .allocate(capacity: self.widest)
+            output = .allocate(capacity: self.widest)
+            context = .allocate(capacity: self.widest)
+            for buffer in [input, output, context] { buffer.initialize(repeating: 0, count: self.widest) }
         }
         deinit {
             for buffer in [input, output, context] { buffer.deallocate() }
