@@ -38,8 +38,8 @@ network on its last hidden layer and logit now and their means over 1-2,
 The element smooths its logit unevenly (rises kept at 0.3, falls at 0.7).
 On vadbench (as the element decides) it brought distractor false alarms to
 at most 5% in every condition (the frame network alone: up to 14%) and F1 at
-0 dB up by 0.010-0.011, at the cost of 0.001-0.004 in the clear and at white
-20 and 5 dB; end of speech held at 500 ms (median). What it could not fix: pocketsphinx's cards recordings,
+0 dB up by 0.010, at the cost of 0.002-0.004 in the clear; end of speech held
+at 500 ms (median). What it could not fix: pocketsphinx's cards recordings,
 whose loud syllables the frame network scores near 0 (a recording noise bed
 under the training speech, `--beds 0.5`, moved them little and raised false
 alarms; default off).
