@@ -64,12 +64,7 @@ case "vad-frames":
     }
     let rows: [String], segments: [VADFrames.Segment], seconds: Double?
     if let file = option("--probabilities") {
-        do {
-            (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file)
-        } catch let mismatch as VADFrames.FrameCountMismatch {
-            FileHandle.standardError.write(Data("parley-bench vad-frames: \(mismatch)\n".utf8))
-            exit(2)
-        }
+        (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file)
         seconds = nil
     } else {
         (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
