@@ -62,13 +62,10 @@ case "vad-frames":
         print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]")
         exit(2)
     }
-    let rows: [String], segments: [VADFrames.Segment], seconds: Double?
-    if let file = option("--probabilities") {
-        (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file)
-        seconds = nil
-    } else {
-        (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
-    }
+    let (rows, segments, seconds) = try option("--probabilities").map {
+        let (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: $0)
+        return (rows, segments, 0.0)
+    } ?? VADFrames.frames(wav: arguments[1])
     print(rows.joined(separator: "\n"))
     if let output = option("--segments") {
         let seconds = { (ns: UInt64) in String(format: "%.3f", Double(ns) / 1e9) }
@@ -76,7 +73,7 @@ case "vad-frames":
             + segments.map { [seconds($0.openedAt), seconds($0.start), seconds($0.end), seconds($0.speechEnd)].joined(separator: "\t") }
         try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
     }
-    if let seconds { FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8)) }
+    FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8))
 case "vad-cost":
     // parley-bench vad-cost FILE.wav [--passes N] [--features-only]: detector
     // passes and nothing else, run under callgrind by benchmarks/vad/instructions.
