@@ -53,19 +53,11 @@ case "vad-features":
     guard arguments.count >= 3 else { print("usage: parley-bench vad-features FILE.wav OUT.f32 | --count"); exit(2) }
     try VADFeatures.write(wav: arguments[1], to: arguments[2])
 case "vad-frames":
-    // parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]:
-    // per 10 ms frame the probability and the element's decision on stdout, the
-    // CPU time on stderr, the segments (seconds: opened-at, start, end,
-    // speech-end) to the file. With --probabilities, the element decides on
-    // those (a candidate network's, from training) and nothing is timed.
-    guard arguments.count >= 2 else {
-        print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]")
-        exit(2)
-    }
-    let (rows, segments, seconds) = try option("--probabilities").map {
-        let (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: $0)
-        return (rows, segments, 0.0)
-    } ?? VADFrames.frames(wav: arguments[1])
+    // parley-bench vad-frames FILE.wav [--segments FILE.tsv]: per 10 ms frame the
+    // probability and the element's decision on stdout, the CPU time on stderr,
+    // the segments (seconds: opened-at, start, end, speech-end) to the file.
+    guard arguments.count >= 2 else { print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv]"); exit(2) }
+    let (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
     print(rows.joined(separator: "\n"))
     if let output = option("--segments") {
         let seconds = { (ns: UInt64) in String(format: "%.3f", Double(ns) / 1e9) }
