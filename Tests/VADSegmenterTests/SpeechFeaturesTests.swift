@@ -52,4 +52,26 @@ import Testing
         #expect(toneLevel > noiseLevel + 1, "band \(band): \(toneLevel) with the tone, \(noiseLevel) in noise")
         #expect(toneLevel > otherBand + 1, "a band far from 1 kHz stays low: \(otherBand)")
     }
+
+    /// A recording's own hiss after a stretch of zeros (files joined with
+    /// digital silence, a muted microphone) stays at the floor it had before,
+    /// instead of 40 dB over a floor of nothing; one LSB of noise is not
+    /// digital silence.
+    @Test func digitalSilenceTeachesTheFloorNothing() {
+        var features = SpeechFeatures(rate: 16_000)
+        var generator = SystemRandomNumberGenerator()
+        let hiss = { (_: Int) in Double.random(in: -100...100, using: &generator) }
+        _ = run(&features, frames(200, hiss))
+        _ = run(&features, frames(100) { _ in 0 })
+        let after = run(&features, frames(30, hiss))
+        let meanSNR = after.map { $0[0..<SpeechFeatures.bandCount].reduce(0, +) / Float(SpeechFeatures.bandCount) }
+        // Values are dB / 10; the hiss over its own floor is a few dB at most.
+        #expect(meanSNR.allSatisfy { $0 < 1 }, "band SNR / 10 after the gap: \(meanSNR)")
+
+        var fresh = SpeechFeatures(rate: 16_000)
+        _ = run(&fresh, frames(100) { _ in 0 })
+        let lsb = run(&fresh, frames(300) { _ in Double(Int.random(in: -1...1, using: &generator)) })
+        let lsbSNR = lsb.suffix(50).map { $0[0..<SpeechFeatures.bandCount].reduce(0, +) / Float(SpeechFeatures.bandCount) }
+        #expect(lsbSNR.allSatisfy { $0 < 1 }, "one LSB of noise becomes the floor: \(lsbSNR)")
+    }
 }

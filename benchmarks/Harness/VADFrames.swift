@@ -28,9 +28,33 @@ enum VADFrames {
             forEachFrame(of: samples, hop: 160) { probabilities.append(detector.probability(of: $0)) }
             times.append(threadCPUSeconds() - started)
         }
-        let (decisions, segments) = segment(samples, probabilities)
-        let rows = zip(probabilities, decisions).map { "\($0) \($1 ? 1 : 0)" }
+        let (rows, segments) = decide(samples, probabilities)
         return (rows, segments, times.sorted()[times.count / 2])
+    }
+
+    /// The element's decisions and segments for probabilities computed
+    /// elsewhere (little-endian float32, one per 10 ms frame): training scores
+    /// a candidate network as the element would use it before any Swift is
+    /// written for it.
+    static func frames(wav path: String, probabilities file: String) throws -> (rows: [String], segments: [Segment]) {
+        let (samples, _) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        let probabilities = data.withUnsafeBytes { raw in
+            (0..<(data.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+        guard probabilities.count == samples.count / 160 else {
+            throw FrameCountMismatch(description: "\(file) holds \(probabilities.count) probabilities, \(path) has \(samples.count / 160) frames")
+        }
+        return decide(samples, probabilities)
+    }
+
+    struct FrameCountMismatch: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private static func decide(_ samples: [Int16], _ probabilities: [Float]) -> (rows: [String], segments: [Segment]) {
+        let (decisions, segments) = segment(samples, probabilities)
+        return (zip(probabilities, decisions).map { "\($0) \($1 ? 1 : 0)" }, segments)
     }
 
     /// vadsegmenter's own state machine, with the element's defaults.

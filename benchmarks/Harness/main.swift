@@ -53,11 +53,27 @@ case "vad-features":
     guard arguments.count >= 3 else { print("usage: parley-bench vad-features FILE.wav OUT.f32 | --count"); exit(2) }
     try VADFeatures.write(wav: arguments[1], to: arguments[2])
 case "vad-frames":
-    // parley-bench vad-frames FILE.wav [--segments FILE.tsv]: per 10 ms frame the
-    // probability and the element's decision on stdout, the CPU time on stderr,
-    // the segments (seconds: opened-at, start, end, speech-end) to the file.
-    guard arguments.count >= 2 else { print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv]"); exit(2) }
-    let (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
+    // parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]:
+    // per 10 ms frame the probability and the element's decision on stdout, the
+    // CPU time on stderr, the segments (seconds: opened-at, start, end,
+    // speech-end) to the file. With --probabilities, the element decides on
+    // those (a candidate network's, from training) and nothing is timed.
+    guard arguments.count >= 2 else {
+        print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]")
+        exit(2)
+    }
+    let rows: [String], segments: [VADFrames.Segment], seconds: Double?
+    if let file = option("--probabilities") {
+        do {
+            (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file)
+        } catch let mismatch as VADFrames.FrameCountMismatch {
+            FileHandle.standardError.write(Data("parley-bench vad-frames: \(mismatch)\n".utf8))
+            exit(2)
+        }
+        seconds = nil
+    } else {
+        (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
+    }
     print(rows.joined(separator: "\n"))
     if let output = option("--segments") {
         let seconds = { (ns: UInt64) in String(format: "%.3f", Double(ns) / 1e9) }
@@ -65,7 +81,7 @@ case "vad-frames":
             + segments.map { [seconds($0.openedAt), seconds($0.start), seconds($0.end), seconds($0.speechEnd)].joined(separator: "\t") }
         try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
     }
-    FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8))
+    if let seconds { FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8)) }
 case "vad-cost":
     // parley-bench vad-cost FILE.wav [--passes N] [--features-only]: detector
     // passes and nothing else, run under callgrind by benchmarks/vad/instructions.

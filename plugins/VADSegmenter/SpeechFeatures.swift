@@ -244,6 +244,13 @@ final class FrameMemory {
 /// colour, and never the speech. Its floats live in the caller's memory:
 /// power, smoothed power, the current sub-window's minimum, then the ring of
 /// the last `subWindows` minima.
+///
+/// Digital silence (every band below `digitalSilence`, far under one LSB of
+/// 16-bit noise) teaches it nothing: a muted microphone, a noise gate or
+/// files joined with zeros would otherwise pull the floor to nothing, and for
+/// the next 1.5 s every sound, the recording's own hiss included, would sit
+/// 40 dB over it, where speech and noise look alike. Over such a gap the
+/// floor keeps what it had learnt before.
 struct NoiseFloor {
     private let bands: Int
     private var frames = 0
@@ -251,6 +258,9 @@ struct NoiseFloor {
     private var newestMinimum = -1
     private static let subWindowFrames = 25, subWindows = 6
     private static let bias: Float = 2.0
+    /// A band's power (of samples scaled to ±1) under which a frame is
+    /// digital silence: one LSB of 16-bit noise gives about 1e-7.
+    static let digitalSilence: Float = 1e-9
 
     static func floatCount(bands: Int) -> Int { (3 + subWindows) * bands }
 
@@ -265,6 +275,9 @@ struct NoiseFloor {
 
     mutating func track(_ energies: UnsafeMutablePointer<Float>, memory: UnsafeMutablePointer<Float>) {
         let power = memory, smoothed = memory + bands, current = memory + 2 * bands, minima = memory + 3 * bands
+        var silent = true
+        for index in 0..<bands where energies[index] >= Self.digitalSilence { silent = false }
+        if silent { return }
         frames += 1
         for index in 0..<bands {
             smoothed[index] = frames == 1 ? energies[index] : 0.8 * smoothed[index] + 0.2 * energies[index]

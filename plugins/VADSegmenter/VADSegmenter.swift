@@ -19,9 +19,10 @@
 //
 // The speech probability per 10 ms frame comes from SpeechClassifier: band
 // levels over an adaptive noise floor and their recent history into a small
-// network trained (benchmarks/vad/train) to keep stationary noise, tones,
-// bursts, clicks and other non-speech sounds out. Figures against WebRTC VAD
-// and Silero: benchmarks/vad/results.md.
+// network, and what it made of the last 300 ms into a second one, trained
+// (benchmarks/vad/train) to keep stationary noise, tones, bursts, clicks and
+// other non-speech sounds out. Figures against WebRTC VAD and Silero:
+// benchmarks/vad/results.md.
 import GstKit
 import ParleyCore
 import ParleySpeech
