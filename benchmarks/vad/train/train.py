@@ -323,32 +323,49 @@ def recording_bed(rng, audio, label):
     return bed, np.concatenate([np.zeros(lead, dtype=bool), label, np.zeros(tail, dtype=bool)])
 
 
+def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0):
+    """One item of a stream and its labels: a speech clip (sometimes a word or
+    two out of it; a share `beds` laid on its recording's noise), or a
+    recorded or synthetic non-speech sound, repeated to last `min_seconds`,
+    at a random level."""
+    if is_speech:
+        audio, label = speech[rng.integers(len(speech))]
+        if rng.random() < 0.3:
+            audio, label = short_excerpt(rng, audio, label)
+        if beds > 0 and rng.random() < beds:
+            audio, label = recording_bed(rng, audio, label)
+    else:
+        audio = sounds[rng.integers(len(sounds))] if rng.random() < 0.35 else synthetic_distractor(rng)
+        if len(audio) < min_seconds * RATE:
+            audio = np.tile(audio, int(np.ceil(min_seconds * RATE / len(audio))))
+        audio = audio * 10 ** (rng.uniform(-42, -10) / 20)
+        audio = audio[:len(audio) // FRAME * FRAME]
+        label = np.zeros(len(audio) // FRAME, dtype=bool)
+    return audio[:len(label) * FRAME], label
+
+
+def join(lead, items):
+    """A stream's audio, speech labels and sound mask per frame: `lead` frames
+    of silence, then each (audio, label, gap) item followed by `gap` frames
+    of silence."""
+    pieces, labels, sounds_mask = [np.zeros(lead * FRAME)], [np.zeros(lead, dtype=bool)], [np.zeros(lead, dtype=bool)]
+    for audio, label, gap in items:
+        pieces += [audio, np.zeros(gap * FRAME)]
+        labels += [label, np.zeros(gap, dtype=bool)]
+        sounds_mask += [np.full(len(label), not label.any()), np.zeros(gap, dtype=bool)]
+    return np.concatenate(pieces), np.concatenate(labels), np.concatenate(sounds_mask)
+
+
 def layout(rng, speech, sounds, items, beds=0.0):
     """One stream: speech and distractors in random order with pauses; a
     share `beds` of the speech clips carry their recording's noise."""
     # Sometimes the stream opens on an item: an element may start mid-sound.
     lead = int(rng.choice([0, 0.3, 1.5]) * 100)
-    pieces, labels, sounds_mask = [np.zeros(lead * FRAME)], [np.zeros(lead, dtype=bool)], [np.zeros(lead, dtype=bool)]
+    drawn = []
     for _ in range(items):
-        if rng.random() < 0.62:
-            audio, label = speech[rng.integers(len(speech))]
-            if rng.random() < 0.3:
-                audio, label = short_excerpt(rng, audio, label)
-            if beds > 0 and rng.random() < beds:
-                audio, label = recording_bed(rng, audio, label)
-        else:
-            audio = sounds[rng.integers(len(sounds))] if rng.random() < 0.35 else synthetic_distractor(rng)
-            audio = audio * 10 ** (rng.uniform(-42, -10) / 20)
-            audio = audio[:len(audio) // FRAME * FRAME]
-            label = np.zeros(len(audio) // FRAME, dtype=bool)
-        pieces.append(audio[:len(label) * FRAME])
-        labels.append(label)
-        sounds_mask.append(np.full(len(label), not label.any()))
-        gap = int(rng.choice([0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0]) * 100)
-        pieces.append(np.zeros(gap * FRAME))
-        labels.append(np.zeros(gap, dtype=bool))
-        sounds_mask.append(np.zeros(gap, dtype=bool))
-    return np.concatenate(pieces), np.concatenate(labels), np.concatenate(sounds_mask)
+        audio, label = draw_item(rng, speech, sounds, rng.random() < 0.62, beds=beds)
+        drawn.append((audio, label, int(rng.choice([0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0]) * 100)))
+    return join(lead, drawn)
 
 
 def opening(rng, speech, sounds):
@@ -357,27 +374,12 @@ def opening(rng, speech, sounds):
     talking), and then its front end has no noise floor yet to judge the
     sound against. Most open on a non-speech sound, kept long enough to
     outlast the 300 ms the context stage looks back."""
-    pieces, labels, sounds_mask = [], [], []
+    drawn = []
     for item in range(int(rng.integers(1, 4))):
-        if (item == 0 and rng.random() < 0.7) or (item > 0 and rng.random() < 0.4):
-            audio = sounds[rng.integers(len(sounds))] if rng.random() < 0.35 else synthetic_distractor(rng)
-            if item == 0 and len(audio) < RATE:
-                audio = np.tile(audio, int(np.ceil(RATE / len(audio))))
-            audio = audio * 10 ** (rng.uniform(-42, -10) / 20)
-            audio = audio[:len(audio) // FRAME * FRAME]
-            label = np.zeros(len(audio) // FRAME, dtype=bool)
-        else:
-            audio, label = speech[rng.integers(len(speech))]
-            if rng.random() < 0.3:
-                audio, label = short_excerpt(rng, audio, label)
-        pieces.append(audio[:len(label) * FRAME])
-        labels.append(label)
-        sounds_mask.append(np.full(len(label), not label.any()))
-        gap = int(rng.choice([0.3, 0.6, 1.0, 1.5]) * 100)
-        pieces.append(np.zeros(gap * FRAME))
-        labels.append(np.zeros(gap, dtype=bool))
-        sounds_mask.append(np.zeros(gap, dtype=bool))
-    return np.concatenate(pieces), np.concatenate(labels), np.concatenate(sounds_mask)
+        sound = rng.random() < (0.7 if item == 0 else 0.4)
+        audio, label = draw_item(rng, speech, sounds, not sound, min_seconds=1.0 if item == 0 else 0.0)
+        drawn.append((audio, label, int(rng.choice([0.3, 0.6, 1.0, 1.5]) * 100)))
+    return join(0, drawn)
 
 
 def conditions(rng, clean):
