@@ -103,7 +103,7 @@ speech". vadbench's microphone recordings have it: low-passed to 3.3 kHz,
 vadbench's clean recall rose from 0.923 to 0.971 (and precision fell, as
 sounds lost their top too). pocketsphinx's loud "five five" (cards/004) sat
 2.2 standard deviations over the training speech in those bands. flite (a
-Debian package; voices awb, kal16, rms and slt, two of them men) reads the
+Debian package; voices awb, kal16, rms and slt: three men and a woman) reads the
 GPL's sentences and strings of digits at 0.85-1.5x duration, 30% of them
 made lower or slower by sox, at -36 to -10 dBFS. Scored on vadbench as the
 element decides, three model seeds each:
@@ -126,6 +126,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -201,6 +202,16 @@ def trim_and_scale(audio, labels, level_db):
 VOICES = ["it_IT_m_Carlo", "es_MX_f_Allison", "fr_CA_f_June", "ru_RU_f_IvrvoiceRU"]
 
 
+def synthesise(command, effects=()):
+    """What a speech synthesiser says, as decode() gives it: `command(path)`
+    is its command line writing a WAV to `path`, a private temporary file (two
+    trainings at once must not read each other's)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "speech.wav")
+        subprocess.run(command(path), check=True)
+        return decode(path, effects)
+
+
 def voice_change(rng):
     """sox effects that make another talker of an utterance: slower (drawn-out
     words, as people say "five... five" to a recogniser) and lower (talkers
@@ -232,9 +243,8 @@ def speech_clips(rng, per_voice, wideband):
                  "il treno per Roma parte alle nove", "wo ist der nächste Bahnhof", "dank je wel voor je hulp"]
     voices = ["en-us", "en+m3", "fr", "it", "de", "nl", "en+f4"]
     for sentence, voice in zip(sentences, voices):
-        path = "/tmp/parley-train-espeak.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", str(int(rng.uniform(140, 190))), "-w", path, sentence], check=True)
-        audio = decode(path)
+        speed = str(int(rng.uniform(140, 190)))
+        audio = synthesise(lambda path: ["espeak-ng", "-v", voice, "-s", speed, "-w", path, sentence])
         audio, labels = trim_and_scale(audio, speech_labels(audio), rng.uniform(-30, -22))
         clips.append((audio, labels))
     return clips
@@ -261,19 +271,18 @@ def flite_texts(rng, count):
 
 def wideband_speech(count):
     """Speech with a microphone's band (to 8 kHz; Asterisk's prompts stop at
-    3.4 kHz): flite's four English voices, men and a woman, slow and fast,
+    3.4 kHz): flite's four English voices, three men and a woman, slow and fast,
     some made lower or slower again by sox. Without it every sound with
     energy over 3.4 kHz was not speech to the network, and wideband talkers'
     fricatives and loud vowels were missed. Its own generator: the rest of
     the frames are drawn as without it."""
     rng = np.random.default_rng(20261126)
     clips = []
-    path = "/tmp/parley-train-flite.wav"
     for text in flite_texts(rng, count):
         voice = FLITE_VOICES[int(rng.integers(len(FLITE_VOICES)))]
-        subprocess.run(["flite", "-voice", voice, "--setf", f"duration_stretch={rng.uniform(0.85, 1.5):.2f}",
-                        "-t", text, "-o", path], check=True)
-        audio = decode(path, voice_change(rng) if rng.random() < 0.3 else ())
+        stretch = f"duration_stretch={rng.uniform(0.85, 1.5):.2f}"
+        audio = synthesise(lambda path: ["flite", "-voice", voice, "--setf", stretch, "-t", text, "-o", path],
+                           voice_change(rng) if rng.random() < 0.3 else ())
         audio, labels = trim_and_scale(audio, speech_labels(audio), rng.uniform(-36, -10))
         if audio is not None and labels.sum() >= 20:
             clips.append((audio, labels))
@@ -594,7 +603,7 @@ def swift_array(values):
 def make_frames(arguments, rng, count):
     """Training streams laid out, mixed into every condition, and featurised by the Swift front end."""
     speech = speech_clips(rng, per_voice=150, wideband=arguments.wideband)
-    speech += wideband_speech(arguments.flite) if arguments.flite else []
+    speech += wideband_speech(arguments.flite)
     sounds = sound_distractors()
     print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
     # Silero listens only when its probability is asked for (--teacher-weight): it is most of the time taken.
