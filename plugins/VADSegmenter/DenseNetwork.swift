@@ -1,0 +1,134 @@
+/// A stack of dense layers (ReLU between them, a logit out) with the trained
+/// weights, built once per process.
+///
+/// Weights are kept in blocks of eight output units: for each block, every
+/// input's eight weights side by side, so a layer is "eight outputs += eight
+/// weights × one input" over its inputs, one SIMD register wide. A layer
+/// whose outputs are not a multiple of eight (the logit) is padded with zero
+/// weights, a few dozen wasted multiply-adds a frame. The input's
+/// standardisation, `(x - mean) × scale`, is folded into the first layer's
+/// weights and biases here, so the features go in as the front end gives them.
+// @unchecked: the memory is written once, in init, and only read after.
+final class DenseNetwork: @unchecked Sendable {
+    /// Output units per block.
+    static let lanes = 8
+
+    private struct Layer {
+        var inputs: Int
+        var outputs: Int
+        var blocks: Int
+        var weights: Int  // offset of the first block's weights in `storage`, in floats
+        var biases: Int   // offset of the biases in `storage`, in floats
+    }
+
+    private let layers: [Layer]
+    private let storage: UnsafeMutablePointer<Float>
+    /// Floats a scratch buffer needs: the widest layer's outputs, padded to blocks, and one more.
+    let bufferSize: Int
+
+    /// `trained`: each layer's weights row-major by output unit (as
+    /// benchmarks/vad/train writes them) and its biases.
+    init(layers trained: [(weights: [Float], biases: [Float])], mean: [Float], scale: [Float]) {
+        var trained = trained
+        trained[0] = Self.folding(mean: mean, scale: scale, into: trained[0])
+        var layers: [Layer] = [], offset = 0
+        for (weights, biases) in trained {
+            let outputs = biases.count, inputs = weights.count / outputs
+            let blocks = (outputs + Self.lanes - 1) / Self.lanes
+            let padded = blocks * Self.lanes
+            layers.append(Layer(inputs: inputs, outputs: outputs, blocks: blocks, weights: offset, biases: offset + padded * inputs))
+            offset += padded * (inputs + 1)
+        }
+        storage = .allocate(capacity: offset)
+        storage.initialize(repeating: 0, count: offset)
+        for (layer, (weights, biases)) in zip(layers, trained) {
+            for output in 0..<layer.outputs {
+                let (block, lane) = output.quotientAndRemainder(dividingBy: Self.lanes)
+                for input in 0..<layer.inputs {
+                    storage[layer.weights + (block * layer.inputs + input) * Self.lanes + lane] = weights[output * layer.inputs + input]
+                }
+                storage[layer.biases + output] = biases[output]
+            }
+        }
+        self.layers = layers
+        bufferSize = layers.map { $0.blocks * Self.lanes }.max()! + 1
+    }
+
+    deinit { storage.deallocate() }
+
+    /// w·((x - mean)·scale) + b = (w·scale)·x + (b - Σ w·scale·mean).
+    private static func folding(mean: [Float], scale: [Float], into layer: (weights: [Float], biases: [Float]))
+        -> (weights: [Float], biases: [Float]) {
+        var (weights, biases) = layer
+        let inputs = mean.count
+        precondition(weights.count == inputs * biases.count, "the first layer's inputs and the standardisation disagree")
+        for output in biases.indices {
+            var shift: Double = 0
+            for input in 0..<inputs {
+                weights[output * inputs + input] *= scale[input]
+                shift += Double(weights[output * inputs + input]) * Double(mean[input])
+            }
+            biases[output] -= Float(shift)
+        }
+        return (weights, biases)
+    }
+
+    /// The output logit for one input, and the last hidden layer's
+    /// activations (in one of `buffers`, until the next evaluation).
+    func evaluate(_ values: UnsafePointer<Float>, buffers: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>))
+        -> (logit: Float, hidden: UnsafeMutablePointer<Float>, hiddenCount: Int) {
+        var from = values
+        var (to, spare) = buffers
+        let last = layers.count - 1
+        layers.withUnsafeBufferPointer { layers in
+            for number in 0...last {
+                apply(layers[number], to: from, into: to, rectify: number < last)
+                from = UnsafePointer(to)
+                swap(&to, &spare)
+            }
+        }
+        // After the last swap `to` holds the layer before the output.
+        return (from[0], to, layers[last].inputs)
+    }
+
+    /// `y = b + Wx`, then max(y, 0) if `rectify`, one block of outputs at a time.
+    ///
+    /// Eight scalar sums, not a `SIMD8`: the optimiser packs them into
+    /// vector registers all the same, and at -Onone (the debug builds the
+    /// tests run) SIMD operators are generic calls, ten times slower than
+    /// this plain arithmetic.
+    private func apply(_ layer: Layer, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, rectify: Bool) {
+        let lanes = Self.lanes  // a local: at -Onone a static is an accessor call
+        var weights = storage + layer.weights
+        var block = 0
+        while block < layer.blocks {
+            let biases = storage + layer.biases + block * lanes
+            var (s0, s1, s2, s3) = (biases[0], biases[1], biases[2], biases[3])
+            var (s4, s5, s6, s7) = (biases[4], biases[5], biases[6], biases[7])
+            var input = 0
+            while input < layer.inputs {
+                let value = x[input]
+                s0 += weights[0] * value
+                s1 += weights[1] * value
+                s2 += weights[2] * value
+                s3 += weights[3] * value
+                s4 += weights[4] * value
+                s5 += weights[5] * value
+                s6 += weights[6] * value
+                s7 += weights[7] * value
+                weights += lanes
+                input += 1
+            }
+            let out = y + block * lanes
+            (out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]) = (s0, s1, s2, s3, s4, s5, s6, s7)
+            if rectify {
+                var lane = 0
+                while lane < lanes {
+                    out[lane] = max(out[lane], 0)
+                    lane += 1
+                }
+            }
+            block += 1
+        }
+    }
+}
