@@ -3,7 +3,8 @@
 ///
 /// Weights are kept in blocks of eight output units: for each block, every
 /// input's eight weights side by side, so a layer is "eight outputs += eight
-/// weights × one input" over its inputs, one SIMD register wide. A layer
+/// weights × one input" over its inputs, which the optimiser packs into
+/// vector registers. A layer
 /// whose outputs are not a multiple of eight (the logit) is padded with zero
 /// weights, a few dozen wasted multiply-adds a frame. The input's
 /// standardisation, `(x - mean) × scale`, is folded into the first layer's

@@ -54,12 +54,14 @@ public struct SpeechClassifier: SpeechDetector {
         let second: UnsafeMutablePointer<Float>
         let context: UnsafeMutablePointer<Float>
         init(activations: Int, context contextCount: Int) {
-            first = .allocate(capacity: activations)
-            second = .allocate(capacity: activations)
-            context = .allocate(capacity: contextCount)
-            first.initialize(repeating: 0, count: activations)
-            second.initialize(repeating: 0, count: activations)
-            context.initialize(repeating: 0, count: contextCount)
+            first = Self.zeros(activations)
+            second = Self.zeros(activations)
+            context = Self.zeros(contextCount)
+        }
+        private static func zeros(_ count: Int) -> UnsafeMutablePointer<Float> {
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: count)
+            buffer.initialize(repeating: 0, count: count)
+            return buffer
         }
         var buffers: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) { (first, second) }
         deinit {
