@@ -17,7 +17,7 @@ import Testing
                 let inputs = values.count
                 hidden = values
                 values = layer.biases.indices.map { output in
-                    let sum = (0..<inputs).reduce(Float(layer.biases[output])) { $0 + layer.weights[output * inputs + $1] * values[$1] }
+                    let sum = (0..<inputs).reduce(layer.biases[output]) { $0 + layer.weights[output * inputs + $1] * values[$1] }
                     return number < layers.count - 1 ? max(sum, 0) : sum
                 }
             }

@@ -16,7 +16,6 @@ final class DenseNetwork: @unchecked Sendable {
 
     private struct Layer {
         var inputs: Int
-        var outputs: Int
         var blocks: Int
         var weights: Int  // offset of the first block's weights in `storage`, in floats
         var biases: Int   // offset of the biases in `storage`, in floats
@@ -37,13 +36,13 @@ final class DenseNetwork: @unchecked Sendable {
             let outputs = biases.count, inputs = weights.count / outputs
             let blocks = (outputs + Self.lanes - 1) / Self.lanes
             let padded = blocks * Self.lanes
-            layers.append(Layer(inputs: inputs, outputs: outputs, blocks: blocks, weights: offset, biases: offset + padded * inputs))
+            layers.append(Layer(inputs: inputs, blocks: blocks, weights: offset, biases: offset + padded * inputs))
             offset += padded * (inputs + 1)
         }
         storage = .allocate(capacity: offset)
         storage.initialize(repeating: 0, count: offset)
         for (layer, (weights, biases)) in zip(layers, trained) {
-            for output in 0..<layer.outputs {
+            for output in biases.indices {
                 let (block, lane) = output.quotientAndRemainder(dividingBy: Self.lanes)
                 for input in 0..<layer.inputs {
                     storage[layer.weights + (block * layer.inputs + input) * Self.lanes + lane] = weights[output * layer.inputs + input]
