@@ -53,6 +53,38 @@ import Testing
         #expect(toneLevel > otherBand + 1, "a band far from 1 kHz stays low: \(otherBand)")
     }
 
+    /// A fricative's band: a 5.5 kHz tone over white noise shows in the
+    /// 5-6.25 kHz band and not in the speech bands under 4 kHz.
+    @Test func aSoundOver4kHzRaisesItsHighBandOnly() {
+        var features = SpeechFeatures(rate: 16_000)
+        var generator = SystemRandomNumberGenerator()
+        let noise = run(&features, frames(300) { _ in Double.random(in: -1000...1000, using: &generator) })
+        let tone = run(&features, frames(20) { n in
+            Double.random(in: -1000...1000, using: &generator) + 10_000 * sin(2 * Double.pi * 5500 * Double(n) / 16_000)
+        })
+        let band = SpeechFeatures.highBandValues + 1
+        func mean(_ rows: ArraySlice<[Float]>, _ index: Int) -> Float { rows.map { $0[index] }.reduce(0, +) / Float(rows.count) }
+        let inNoise = mean(noise.suffix(50), band), withTone = mean(tone.suffix(10), band)
+        #expect(withTone > inNoise + 1, "5-6.25 kHz: \(withTone) with the tone, \(inNoise) in noise")
+        let speechBands = (0..<SpeechFeatures.bandCount).map { mean(tone.suffix(10), $0) }
+        #expect(speechBands.allSatisfy { $0 < inNoise + 0.5 }, "the bands under 4 kHz stay at the floor: \(speechBands)")
+        let otherHigh = mean(tone.suffix(10), SpeechFeatures.highBandValues)
+        #expect(otherHigh < withTone - 1, "4-5 kHz stays lower: \(otherHigh)")
+    }
+
+    /// At 8 kHz there is nothing over 4 kHz: the high bands never rise over
+    /// their floor, for silence, noise or a full-scale square wave, as for
+    /// audio resampled from a phone line.
+    @Test func audioAt8kHzLeavesTheHighBandsAtTheirFloor() {
+        var features = SpeechFeatures(rate: 8_000)
+        var generator = SystemRandomNumberGenerator()
+        let rows = run(&features, frames(50, rate: 8_000) { _ in 0 })
+            + run(&features, frames(100, rate: 8_000) { _ in Double.random(in: -3000...3000, using: &generator) })
+            + run(&features, frames(50, rate: 8_000) { $0 % 2 == 0 ? 32767 : -32768 })
+        let high = SpeechFeatures.highBandValues..<(SpeechFeatures.highBandValues + SpeechFeatures.highBandCount)
+        #expect(rows.allSatisfy { $0[high].allSatisfy { $0 <= 0 } }, "high bands at 8 kHz: \(Set(rows.map { Array($0[high]) }))")
+    }
+
     /// A recording's own hiss after a stretch of zeros (files joined with
     /// digital silence, a muted microphone) stays at the floor it had before,
     /// instead of 40 dB over a floor of nothing; one LSB of noise is not

@@ -7,6 +7,12 @@ import Foundation
 ///   each band's level over its noise floor (minimum statistics: stationary
 ///   noise of any colour settles there), and the spectral shape (each band
 ///   against the frame's mean level).
+/// - The same two for 3 wide bands over 4 kHz (4-5, 5-6.25, 6.25-7.75 kHz),
+///   last in the row: where fricatives (s, sh, f) have most of their energy,
+///   so a word's "s" is not a dip in the speech. Audio sampled at 8 kHz (or
+///   resampled from it) has nothing there: those bands then sit at their
+///   floor, as in the narrowband half of the training speech. The summaries
+///   below stay over the 15 bands, so they mean the same at any rate.
 /// - Per-frame summaries (mean and peak band SNR, tonality, spectral flux,
 ///   level over the floor, spread of the band SNRs, spectral flatness, and
 ///   harmonic spacing) for the last 310 ms, every 20 ms: speech rises and
@@ -24,9 +30,15 @@ import Foundation
 /// write, so it keeps value semantics.
 public struct SpeechFeatures {
     public static let bandCount = 15
+    /// Edges of the bands over 4 kHz, in Hz.
+    static let highBandEdges: [Float] = [4000, 5000, 6250, 7750]
+    static let highBandCount = highBandEdges.count - 1
+    static let allBands = bandCount + highBandCount
     static let summaryCount = 8
     static let historyTaps = 16, historyStride = 2
-    public static let count = 2 * bandCount + summaryCount * historyTaps
+    public static let count = 2 * allBands + summaryCount * historyTaps
+    /// Where the bands over 4 kHz start in the row: their levels over the floor, then their shapes.
+    static let highBandValues = count - 2 * highBandCount
     private static let ringFrames = historyTaps * historyStride
 
     private let fft: RealFFT
@@ -50,13 +62,13 @@ public struct SpeechFeatures {
             history = take(size)
             window = take(size)
             spectrum = take(size / 2 + 1)
-            energies = take(SpeechFeatures.bandCount)
+            energies = take(SpeechFeatures.allBands)
             magnitudes = take(magnitudeCount)
             logLevels = take(SpeechFeatures.bandCount)
             previousLogLevels = take(SpeechFeatures.bandCount)
             summaries = take(SpeechFeatures.ringFrames * SpeechFeatures.summaryCount)
             values = take(SpeechFeatures.count)
-            noise = take(NoiseFloor.floatCount(bands: SpeechFeatures.bandCount))
+            noise = take(NoiseFloor.floatCount(bands: SpeechFeatures.allBands))
         }
     }
 
@@ -73,11 +85,17 @@ public struct SpeechFeatures {
             let from = Int((low / binHz).rounded())
             bandBins += [from, max(from + 1, Int(((low + 250) / binHz).rounded()))]
         }
+        // Bands at or over the Nyquist frequency (audio at 8 kHz) get no bins: they stay at the floor.
+        let lastBin = size / 2
+        for index in 0..<Self.highBandCount {
+            let from = min(Int((Self.highBandEdges[index] / binHz).rounded()), lastBin)
+            bandBins += [from, max(from, min(Int((Self.highBandEdges[index + 1] / binHz).rounded()), lastBin))]
+        }
         self.bandBins = bandBins
-        layout = Layout(size: size, magnitudes: bandBins.last!)
+        layout = Layout(size: size, magnitudes: bandBins[2 * Self.bandCount - 1])
         memory = FrameMemory(count: layout.total)
         for index in 0..<size { memory.base[layout.window + index] = 0.5 - 0.5 * cos(2 * Float.pi * Float(index) / Float(size)) }
-        noise = NoiseFloor(bands: Self.bandCount, memory: memory.base + layout.noise)
+        noise = NoiseFloor(bands: Self.allBands, memory: memory.base + layout.noise)
     }
 
     /// The last frame's features (`count` values).
@@ -109,6 +127,11 @@ public struct SpeechFeatures {
                 }
                 energies[index] = sum / Float(bins[2 * index + 1] - bins[2 * index]) + 1e-11
                 total += sum
+            }
+            for index in count..<Self.allBands {
+                var sum: Float = 0
+                for bin in bins[2 * index]..<bins[2 * index + 1] { sum += spectrum[bin] }
+                energies[index] = sum / Float(max(bins[2 * index + 1] - bins[2 * index], 1)) + 1e-11
             }
         }
         noise.track(energies, memory: base + layout.noise)
@@ -158,6 +181,14 @@ public struct SpeechFeatures {
             out += Self.summaryCount
         }
         summaryHead = (summaryHead + 1) % Self.ringFrames
+
+        // The bands over 4 kHz, after the taps: level over their floor, and against the 15 bands' mean level.
+        for index in 0..<Self.highBandCount {
+            let band = count + index
+            let snr = min(max(10 * log10(energies[band] / floor[band]), -10), 40)
+            out[index] = snr / 10
+            out[Self.highBandCount + index] = min(max(log10(energies[band]) - meanLog, -4), 4) / 2
+        }
     }
 
     /// Spectral flatness: geometric over arithmetic mean of the band levels

@@ -31,13 +31,14 @@ labels, teacher) are cached in --work, named by the front end's feature
 count; --fresh makes them again.
 
 The shipped detector is `--model context` (the default): the frame
-network (158 features -> 32 -> 16 -> 1, ReLU, trained plain), then a second
+network (164 features -> 32 -> 16 -> 1, ReLU, trained plain), then a second
 network on its last hidden layer and logit now and their means over 1-2,
 3-6, 7-14 and 15-30 frames back (85 -> 64 -> 1), trained with the first
 150 ms of each utterance weighed 3x and the 200 ms after each end 4x
 (`--onset-weight`, `--tail-weight`): it must open fast and let go on time.
-Speech frames weigh 1.6x non-speech and sounds 4x (`--positive-weight`,
-`--sound-weight`; see "Weighing speech up" at the end for why).
+Speech frames weigh 1.6x non-speech and sounds 6x (`--positive-weight`,
+`--sound-weight`; see "Weighing speech up" and "Fricatives over 4 kHz" at
+the end for why).
 The element smooths its logit unevenly (rises kept at 0.3, falls at 0.7).
 On vadbench (as the element decides) it brought distractor false alarms to
 at most 5% in every condition (the frame network alone: up to 14%) and F1 at
@@ -137,16 +138,53 @@ costs less than before), two model seeds each, as the element decides:
 | speech 1.6 | 0.960 | 0.936-0.960 | 14-18% / 8-10% | 520-530 / 668-737 |
 | speech 1.6, sounds 4 | 0.954 | 0.933-0.957 | 3-7% / 3-5% | 520-525 / 693-697 |
 | and context 64 | 0.954-0.956 | 0.936-0.957 | 3-4% / 3-5% | 520-530 / 687-707 |
-| **and tail 4 (shipped)** | 0.953-0.956 | 0.930-0.956 | 3-4% / 3-4% | 510-520 / 680-690 |
+| **and tail 4 (shipped then)** | 0.953-0.956 | 0.930-0.956 | 3-4% / 3-4% | 510-520 / 680-690 |
 | and tail 5 | 0.953-0.955 | 0.929-0.955 | 3-4% / 0-4% | 500-510 / 660-680 |
 | speech 1.6, sounds 4, frame network [48, 24] | 0.956-0.959 | 0.932-0.960 | 4-8% / 0-3% | 520 / 690-780 |
 
-The shipped row is the first whose false alarms stay at or under 5% in
+That row was the first whose false alarms stay at or under 5% in
 every condition with both seeds; its F1 is the same as before within the
 seeds' spread, and it lets go 10-20 ms later. Holding on longer is what
 buys F1 in noise here (tail 3 against 5: +0.007-0.009 at pink 0 dB, +20 ms
 at the median). The mean of two seeds' logits (an ensemble, twice the network)
 added 0.001-0.002 of F1: not worth its cost.
+
+Fricatives over 4 kHz: the front end stopped at 3.9 kHz (so that 8 kHz
+audio has every band), and wideband talkers' s, sh and f, most of whose
+energy is over 4 kHz, were dips in the speech: in vadbench's clean
+condition, the frames missed had a median 4-8 kHz level 8 dB under the
+0.15-4 kHz one, the frames found 33 dB under. The front end now also
+gives 3 bands over 4 kHz (4-5, 5-6.25, 6.25-7.75 kHz: level over their
+floor and against the frame's mean; SpeechFeatures.swift), 164 features.
+They also let clipped speech and crowds of monkeys look more like speech,
+so sounds now weigh 6x (`--sound-weight`, was 4). Two model seeds each, as
+the element decides:
+
+| | clean F1 | noise F1 | false alarms | end of speech median / p95 |
+|---|---|---|---|---|
+| before (15 bands, sounds 4) | 0.953-0.956 | 0.930-0.956 | 0-4% | 510-520 / 680-690 |
+| 3 bands over 4 kHz | 0.954-0.956 | 0.934-0.962 | clean 4-6%, white 20 dB 0-5%, 0 dB 0-3% | 530 / 670-697 |
+| **and sounds 6 (shipped)** | 0.958-0.960 | 0.928-0.961 | 0-3% | 520 / 680-697 |
+| and tail 5 | 0.956-0.959 | 0.926-0.959 | 0-3% | 510 / 670-680 |
+| and speech 1.8 (one seed) | 0.951 | 0.935-0.961 | clean 19%, 0-6% in noise | 530 / 680 |
+| and 15% of speech clipped 6-20 dB | 0.953-0.958 | 0.930-0.960 | clean 0-7%, pink 5 dB 0-6% | 520 / 680 |
+| sounds 5 instead of 6 | 0.953-0.954 | 0.933-0.959 | 0-9% (5-9% in 2-3 conditions) | 520-530 / 677-687 |
+
+With the shipped model, espeak-ng's Spanish lost 5 frames in the clear
+(the model shipped before: 45; Silero 2) and LibriVox 26 (before 69; Silero
+17). What is left is mostly pocketsphinx's cards recordings (175 frames;
+Silero 87), whose "five five" (cards/004) is clipped at full scale, so its
+spectrum is as flat as a noise burst's; clipping 15% of the training speech
+(the row before last) found 20-40 more of their frames but let more
+sounds through: not kept.
+
+The model seed is now 1 (`--model-seed`, was 20261124). The two seeds score
+alike on vadbench (the table's ranges), but with 20261124 alsa-utils'
+Front_Center.wav resampled to 16 kHz, a stream that starts on a word,
+made no segment at all; with 1 it makes one. Against the model shipped
+before, the shipped one is 0.002-0.005 better in seven conditions, 0.002
+worse at white 5 dB and 0.004 at pink 0 dB, and still 0.003-0.011 behind
+Silero in every condition.
 """
 import argparse
 import glob
@@ -678,7 +716,7 @@ def main():
     parser.add_argument("--hidden", type=int, nargs="+", default=[32, 16], help="mlp: the hidden layers' sizes")
     parser.add_argument("--dense", type=int, default=32, help="gru: the dense layer before the GRU")
     parser.add_argument("--state", type=int, default=24, help="gru: the GRU's state size")
-    parser.add_argument("--sound-weight", type=float, default=4.0, help="recorded and synthetic sounds' weight")
+    parser.add_argument("--sound-weight", type=float, default=6.0, help="recorded and synthetic sounds' weight")
     parser.add_argument("--teacher-weight", type=float, default=0.0, help="share of Silero's probability in the target")
     parser.add_argument("--positive-weight", type=float, default=1.6, help="speech frames' weight against non-speech")
     parser.add_argument("--tail-weight", type=float,
@@ -695,7 +733,7 @@ def main():
                         help="short streams that start on a sound or on speech, with no quiet before it")
     parser.add_argument("--flite", type=int, default=1000,
                         help="wideband utterances spoken by flite's voices, added to the speech (needs flite)")
-    parser.add_argument("--model-seed", type=int, default=20261124,
+    parser.add_argument("--model-seed", type=int, default=1,
                         help="the networks' initial weights and batch order (the frames keep theirs): train 3 to judge a change")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
