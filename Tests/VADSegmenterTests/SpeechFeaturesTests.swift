@@ -18,6 +18,24 @@ import Testing
         }
     }
 
+    /// 3 s of white noise at 16 kHz (the floor settles on it), then 200 ms
+    /// of a tone at `hertz`, ten times the noise, over it: the features of
+    /// each part.
+    func noiseThenTone(hertz: Double) -> (noise: [[Float]], tone: [[Float]]) {
+        var features = SpeechFeatures(rate: 16_000)
+        var generator = SystemRandomNumberGenerator()
+        let noise = run(&features, frames(300) { _ in Double.random(in: -1000...1000, using: &generator) })
+        let tone = run(&features, frames(20) { n in
+            Double.random(in: -1000...1000, using: &generator) + 10_000 * sin(2 * Double.pi * hertz * Double(n) / 16_000)
+        })
+        return (noise, tone)
+    }
+
+    /// The mean of one feature over the last `count` rows.
+    func mean(of index: Int, inLast count: Int, of rows: [[Float]]) -> Float {
+        rows.suffix(count).map { $0[index] }.reduce(0, +) / Float(count)
+    }
+
     @Test(arguments: [8_000, 16_000, 48_000])
     func everyFeatureIsFiniteForSilenceNoiseAndFullScale(rate: Int) {
         var features = SpeechFeatures(rate: rate)
@@ -37,18 +55,12 @@ import Testing
     }
 
     @Test func aToneOverStationaryNoiseRaisesItsOwnBandOverTheFloor() {
-        var features = SpeechFeatures(rate: 16_000)
-        var generator = SystemRandomNumberGenerator()
-        // 3 s of white noise: the floor settles on it.
-        let noise = run(&features, frames(300) { _ in Double.random(in: -1000...1000, using: &generator) })
-        // Then 1 kHz at ten times the noise, in band 3 (900-1150 Hz).
-        let tone = run(&features, frames(20) { n in
-            Double.random(in: -1000...1000, using: &generator) + 10_000 * sin(2 * Double.pi * 1000 * Double(n) / 16_000)
-        })
+        // 1 kHz is in band 3 (900-1150 Hz).
+        let (noise, tone) = noiseThenTone(hertz: 1000)
         let band = 3
-        let noiseLevel = noise.suffix(50).map { $0[band] }.reduce(0, +) / 50
-        let toneLevel = tone.suffix(10).map { $0[band] }.reduce(0, +) / 10
-        let otherBand = tone.suffix(10).map { $0[12] }.reduce(0, +) / 10
+        let noiseLevel = mean(of: band, inLast: 50, of: noise)
+        let toneLevel = mean(of: band, inLast: 10, of: tone)
+        let otherBand = mean(of: 12, inLast: 10, of: tone)
         #expect(toneLevel > noiseLevel + 1, "band \(band): \(toneLevel) with the tone, \(noiseLevel) in noise")
         #expect(toneLevel > otherBand + 1, "a band far from 1 kHz stays low: \(otherBand)")
     }
@@ -56,19 +68,13 @@ import Testing
     /// A fricative's band: a 5.5 kHz tone over white noise shows in the
     /// 5-6.25 kHz band and not in the speech bands under 4 kHz.
     @Test func aSoundOver4kHzRaisesItsHighBandOnly() {
-        var features = SpeechFeatures(rate: 16_000)
-        var generator = SystemRandomNumberGenerator()
-        let noise = run(&features, frames(300) { _ in Double.random(in: -1000...1000, using: &generator) })
-        let tone = run(&features, frames(20) { n in
-            Double.random(in: -1000...1000, using: &generator) + 10_000 * sin(2 * Double.pi * 5500 * Double(n) / 16_000)
-        })
+        let (noise, tone) = noiseThenTone(hertz: 5500)
         let band = SpeechFeatures.highBandValues + 1
-        func mean(_ rows: ArraySlice<[Float]>, _ index: Int) -> Float { rows.map { $0[index] }.reduce(0, +) / Float(rows.count) }
-        let inNoise = mean(noise.suffix(50), band), withTone = mean(tone.suffix(10), band)
+        let inNoise = mean(of: band, inLast: 50, of: noise), withTone = mean(of: band, inLast: 10, of: tone)
         #expect(withTone > inNoise + 1, "5-6.25 kHz: \(withTone) with the tone, \(inNoise) in noise")
-        let speechBands = (0..<SpeechFeatures.bandCount).map { mean(tone.suffix(10), $0) }
+        let speechBands = (0..<SpeechFeatures.bandCount).map { mean(of: $0, inLast: 10, of: tone) }
         #expect(speechBands.allSatisfy { $0 < inNoise + 0.5 }, "the bands under 4 kHz stay at the floor: \(speechBands)")
-        let otherHigh = mean(tone.suffix(10), SpeechFeatures.highBandValues)
+        let otherHigh = mean(of: SpeechFeatures.highBandValues, inLast: 10, of: tone)
         #expect(otherHigh < withTone - 1, "4-5 kHz stays lower: \(otherHigh)")
     }
 
