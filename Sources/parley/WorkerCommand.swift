@@ -30,7 +30,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var maxDeliver = WorkerSettings.DEFAULT_MAX_DELIVER
     @Option(name: .customLong("retry-delay"), help: "Seconds before a failed attempt is delivered again.")
     var retryDelay = Double(WorkerSettings.DEFAULT_RETRY_DELAY.components.seconds)
-    @Option(name: .customLong("work-dir"), help: "Where jobs' inputs and sessions are written while they run (default: a temporary folder).")
+    @Option(name: .customLong("work-dir"), help: "Where jobs' inputs and sessions are written while they run, each job in a folder of its own removed when it ends (default: a temporary folder, removed when the worker exits).")
     var workDir: String?
 
     func validate() throws {
@@ -42,8 +42,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let name = workerName()
-        let folder = workDir.map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-worker-\(getpid())")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("parley-worker-\(getpid())")
+        let folder = workDir.map { URL(fileURLWithPath: $0) } ?? temporary
         var settings = WorkerSettings(workFolder: folder)
         settings.concurrency = concurrency
         settings.ackWait = .milliseconds(Int64(ackWait * 1000))
@@ -78,7 +78,9 @@ struct WorkerCommand: AsyncParsableCommand {
             }
             thread.start()
         }
-        try? FileManager.default.removeItem(at: folder)
+        // Each job removes its own folder; the whole folder goes only when the worker made it.
+        // A --work-dir is the user's, with whatever else they keep there.
+        if workDir == nil { try? FileManager.default.removeItem(at: temporary) }
         printError("worker \(name): drained, exiting")
     }
 }

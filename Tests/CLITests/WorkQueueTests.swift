@@ -141,6 +141,28 @@ struct WorkQueueTests {
         }
     }
 
+    /// `--work-dir` is the user's folder: a job's own folder in it is gone
+    /// when the job ends, and what the user kept there outlives the worker.
+    @Test func aWorkerLeavesItsWorkDirAndWhatTheUserKeptThere() async throws {
+        let cluster = try Cluster()
+        let workDir = cluster.folder.appendingPathComponent("work")
+        let kept = workDir.appendingPathComponent("notes.txt")
+        try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
+        try "mine".write(to: kept, atomically: true, encoding: .utf8)
+        let worker = try cluster.worker(["--ack-wait", "4", "--work-dir", workDir.path])
+        let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 1)
+        let batch = try await cluster.submit(prompts.map(\.path))
+        let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
+        #expect(watch.status == 0, "\(watch.stderr)\n\(worker.output)")
+
+        worker.signal(SIGTERM)
+        #expect(worker.exitStatus(within: 30) == 0)
+        #expect(worker.output.contains("drained"))
+        #expect(try String(contentsOf: kept, encoding: .utf8) == "mine", "the user's file is gone")
+        let left = try FileManager.default.contentsOfDirectory(atPath: workDir.path)
+        #expect(left == ["notes.txt"], "the job's folder stays: \(left)")
+    }
+
     @Test func theTranslatePipelineOnAWorkerBringsBackSubtitlesSpokenAudioAndTheSession() async throws {
         let cluster = try Cluster()
         // Jobs take several times the 1 s ack wait: only the worker's
