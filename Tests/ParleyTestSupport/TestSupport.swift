@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import Synchronization
 
 /// Paths and subprocess helpers shared by the tests that drive real programs.
 public enum TestSupport {
@@ -17,9 +18,14 @@ public enum TestSupport {
         return url
     }
 
+    /// A new empty folder, removed with everything in it when the test
+    /// process exits. Suites hold one per test (`let scratch = …` is made
+    /// for each test), and some hold hundreds of MB (a SwiftPM consumer's
+    /// build): a run must not leave them behind.
     public static func temporaryFolder() -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tests-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        TemporaryFolders.remember(url)
         return url
     }
 
@@ -150,5 +156,21 @@ public final class LineWatcher: @unchecked Sendable {
             usleep(5_000)
         }
         return false
+    }
+}
+
+/// The folders `TestSupport.temporaryFolder()` made, removed at exit.
+private enum TemporaryFolders {
+    private static let made = Mutex<[URL]>([])
+    /// Registers the exit handler once, on first use.
+    private static let removalAtExit: Void = { atexit { TemporaryFolders.removeAll() } }()
+
+    static func remember(_ url: URL) {
+        _ = removalAtExit
+        made.withLock { $0.append(url) }
+    }
+
+    private static func removeAll() {
+        for url in made.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
     }
 }
