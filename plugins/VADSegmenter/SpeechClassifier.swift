@@ -9,7 +9,7 @@ import Foundation
 ///    the logit used. A frame that looks alike in a fricative inside a word
 ///    and in a burst of noise is told apart by what came before it.
 ///
-/// About 11 k multiply-adds a frame (5.8 k in the frame network, 5.5 k in the
+/// About 12 k multiply-adds a frame (6.3 k in the frame network, 5.5 k in the
 /// context network), eight at a time (`DenseNetwork`). The context logit is then smoothed
 /// unevenly: a rise is followed quickly, so the first syllable is not cut;
 /// a fall slowly, so a dip inside a word does not end the speech.

@@ -14,8 +14,8 @@ import Foundation
 ///   floor, as in the narrowband half of the training speech. The summaries
 ///   below stay over the 15 bands, so they mean the same at any rate.
 /// - Per-frame summaries (mean and peak band SNR, tonality, spectral flux,
-///   level over the floor, spread of the band SNRs, spectral flatness, and
-///   harmonic spacing) for the last 310 ms, every 20 ms: speech rises and
+///   level over the floor, spread of the band SNRs, spectral flatness,
+///   harmonic spacing, and periodicity at a voice's pitch: `Periodicity`) for the last 310 ms, every 20 ms: speech rises and
 ///   falls at the syllable rate; tones, hums and noise do not; screams and
 ///   whistles space their harmonics far wider than a voice does.
 ///
@@ -34,9 +34,11 @@ public struct SpeechFeatures {
     static let highBandEdges: [Float] = [4000, 5000, 6250, 7750]
     static let highBandCount = highBandEdges.count - 1
     static let allBands = bandCount + highBandCount
-    static let summaryCount = 8
+    static let summaryCount = 9
     static let historyTaps = 16, historyStride = 2
     public static let count = 2 * allBands + summaryCount * historyTaps
+    /// Where the newest periodicity (`Periodicity`) is in the row: the ninth summary of the first tap.
+    static let periodicityValue = 2 * bandCount + 8
     /// Where the bands over 4 kHz start in the row: their levels over the floor, then their shapes.
     static let highBandValues = count - 2 * highBandCount
     private static let ringFrames = historyTaps * historyStride
@@ -48,16 +50,17 @@ public struct SpeechFeatures {
     /// First and end bin of each band.
     private let bandBins: [Int]
     private var noise: NoiseFloor
+    private var periodicity: Periodicity
     /// The ring slot of the newest summaries.
     private var summaryHead = 0
 
     /// Where each array lives in `memory`.
     private struct Layout {
         var history = 0, window = 0, spectrum = 0, energies = 0, magnitudes = 0
-        var logLevels = 0, previousLogLevels = 0, summaries = 0, values = 0, noise = 0
+        var logLevels = 0, previousLogLevels = 0, summaries = 0, values = 0, noise = 0, periodicity = 0
         var total = 0
 
-        init(size: Int, magnitudes magnitudeCount: Int) {
+        init(size: Int, magnitudes magnitudeCount: Int, rate: Int) {
             func take(_ count: Int) -> Int { defer { total += count }; return total }
             history = take(size)
             window = take(size)
@@ -69,6 +72,7 @@ public struct SpeechFeatures {
             summaries = take(SpeechFeatures.ringFrames * SpeechFeatures.summaryCount)
             values = take(SpeechFeatures.count)
             noise = take(NoiseFloor.floatCount(bands: SpeechFeatures.allBands))
+            periodicity = take(Periodicity.floatCount(rate: rate))
         }
     }
 
@@ -92,10 +96,11 @@ public struct SpeechFeatures {
             bandBins += [from, max(from, min(Int((Self.highBandEdges[index + 1] / binHz).rounded()), lastBin))]
         }
         self.bandBins = bandBins
-        layout = Layout(size: size, magnitudes: bandBins[2 * Self.bandCount - 1])
+        layout = Layout(size: size, magnitudes: bandBins[2 * Self.bandCount - 1], rate: rate)
         memory = FrameMemory(count: layout.total)
         for index in 0..<size { memory.base[layout.window + index] = 0.5 - 0.5 * cos(2 * Float.pi * Float(index) / Float(size)) }
         noise = NoiseFloor(bands: Self.allBands, memory: memory.base + layout.noise)
+        periodicity = Periodicity(rate: rate, memory: memory.base + layout.periodicity)
     }
 
     /// The last frame's features (`count` values).
@@ -170,6 +175,7 @@ public struct SpeechFeatures {
         summary[5] = (spread / Float(count)).squareRoot()
         summary[6] = flatness(energies, meanLog10: meanLog)
         summary[7] = harmonicity(spectrum, magnitudes: base + layout.magnitudes)
+        summary[8] = periodicity.update(with: frame, memory: base + layout.periodicity)
 
         // The taps, newest first, every `historyStride` frames back.
         var out = values + 2 * count
@@ -220,13 +226,7 @@ public struct SpeechFeatures {
         var best: Float = 0
         var lag = shortest
         while lag <= longest && first + lag < end {
-            var sum: Float = 0
-            let shifted = magnitudes + lag
-            var bin = first
-            while bin < end - lag {
-                sum += magnitudes[bin] * shifted[bin]
-                bin += 1
-            }
+            let sum = dotProduct(magnitudes + first, magnitudes + first + lag, count: end - lag - first)
             best = max(best, sum / energy)
             lag += 1
         }
@@ -238,13 +238,16 @@ public struct SpeechFeatures {
         let size = fft.size
         let count = min(frame.count, size)
         guard count > 0, let samples = frame.baseAddress else { return }
-        let first = frame.count - count
-        var mean: Float = 0
-        for index in first..<frame.count { mean += Float(samples[index]) }
-        mean /= Float(count)
+        // Whole numbers summed and offsets taken once, so both loops run
+        // without overflow checks and vectorise; the sum is exact either way.
+        let source = samples + (frame.count - count)
+        var total = 0
+        for index in 0..<count { total &+= Int(source[index]) }
+        let mean = Float(total) / Float(count)
         let keep = size - count
         if keep > 0 { history.update(from: history + count, count: keep) }
-        for index in 0..<count { history[keep + index] = (Float(samples[first + index]) - mean) / 32768 }
+        let destination = history + keep
+        for index in 0..<count { destination[index] = (Float(source[index]) - mean) * (1 / 32768) }
     }
 }
 
