@@ -17,14 +17,36 @@ import Foundation
 /// raw pointers as `SpeechFeatures` does: the input's tail for the filter,
 /// the filter's taps, the decimated signal, then its running energy.
 struct Periodicity {
-    /// Input samples per kept sample.
-    private let factor: Int
-    private let taps: Int
-    private let window: Int
-    private let shortestLag: Int, longestLag: Int
-    /// Decimated samples kept: the window and the longest lag before it.
-    private let kept: Int
-    private let hop: Int
+    /// Sizes that follow from the input rate alone.
+    private struct Shape {
+        /// Input samples per kept sample.
+        let factor: Int
+        let taps: Int
+        /// Decimated samples correlated: 16 ms.
+        let window: Int
+        let shortestLag: Int, longestLag: Int
+        /// Decimated samples kept: the window and the longest lag before it.
+        let kept: Int
+        let hop: Int
+
+        init(rate: Int) {
+            hop = rate / 100
+            factor = max(1, Int((Float(rate) / 4000).rounded()))
+            let decimatedRate = Float(rate) / Float(factor)
+            taps = 4 * factor + 1
+            window = Int((0.016 * decimatedRate).rounded())
+            shortestLag = Int((decimatedRate / 400).rounded(.down))
+            longestLag = Int((decimatedRate / 80).rounded(.up))
+            kept = window + longestLag
+        }
+
+        /// Where each array starts in the caller's memory, and their total.
+        var coefficients: Int { taps - 1 + hop }
+        var decimated: Int { coefficients + taps }
+        var floatCount: Int { decimated + kept + kept + 1 }
+    }
+
+    private let shape: Shape
     /// Input samples since the last kept one, modulo `factor`.
     private var phase = 0
     private var lastInput: Float = 0, lastOutput: Float = 0
@@ -32,16 +54,10 @@ struct Periodicity {
     static let cutoffHz: Float = 1000
 
     init(rate: Int, memory: UnsafeMutablePointer<Float>) {
-        hop = rate / 100
-        factor = max(1, Int((Float(rate) / 4000).rounded()))
-        let decimatedRate = Float(rate) / Float(factor)
-        taps = 4 * factor + 1
-        window = Int((0.016 * decimatedRate).rounded())
-        shortestLag = Int((decimatedRate / 400).rounded(.down))
-        longestLag = Int((decimatedRate / 80).rounded(.up))
-        kept = window + longestLag
+        shape = Shape(rate: rate)
+        let taps = shape.taps
         // Hann-windowed sinc, unit gain at DC.
-        let coefficients = memory + (taps - 1 + hop)
+        let coefficients = memory + shape.coefficients
         var sum: Float = 0
         for index in 0..<taps {
             let offset = Float(index - taps / 2)
@@ -54,19 +70,17 @@ struct Periodicity {
         for index in 0..<taps { coefficients[index] /= sum }
     }
 
-    static func floatCount(rate: Int) -> Int {
-        let factor = max(1, Int((Float(rate) / 4000).rounded()))
-        let decimatedRate = Float(rate) / Float(factor)
-        let taps = 4 * factor + 1
-        let kept = Int((0.016 * decimatedRate).rounded()) + Int((decimatedRate / 80).rounded(.up))
-        return (taps - 1 + rate / 100) + taps + kept + kept + 1
-    }
+    /// Floats of memory a stream at `rate` needs.
+    static func floatCount(rate: Int) -> Int { Shape(rate: rate).floatCount }
 
     /// Takes one frame of samples and returns the periodicity of the last 16 ms.
     mutating func update(with frame: UnsafeBufferPointer<Int16>, memory: UnsafeMutablePointer<Float>) -> Float {
-        guard let samples = frame.baseAddress, frame.count <= hop else { return 0 }
-        let input = memory, coefficients = memory + (taps - 1 + hop), decimated = coefficients + taps
+        let (factor, taps, kept) = (shape.factor, shape.taps, shape.kept)
+        guard let samples = frame.baseAddress, frame.count <= shape.hop else { return 0 }
+        let input = memory, coefficients = memory + shape.coefficients, decimated = memory + shape.decimated
         let tail = taps - 1
+        // Its own copy of the samples, not the FFT window's: that one has each
+        // frame's mean taken off, a step every 10 ms that would read as a 100 Hz period.
         let newest = input + tail
         for index in 0..<frame.count { newest[index] = Float(samples[index]) * (1 / 32768) }
         // The kept samples of this frame, filtered, appended to the decimated signal.
@@ -91,6 +105,7 @@ struct Periodicity {
     /// The highest normalised correlation of the last `window` samples with
     /// the same length `shortestLag...longestLag` samples earlier.
     private func correlation(_ signal: UnsafeMutablePointer<Float>) -> Float {
+        let (window, kept, shortestLag, longestLag) = (shape.window, shape.kept, shape.shortestLag, shape.longestLag)
         // energies[i]: the energy of the samples before i.
         let energies = signal + kept
         energies[0] = 0

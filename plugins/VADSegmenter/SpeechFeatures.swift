@@ -15,8 +15,9 @@ import Foundation
 ///   below stay over the 15 bands, so they mean the same at any rate.
 /// - Per-frame summaries (mean and peak band SNR, tonality, spectral flux,
 ///   level over the floor, spread of the band SNRs, spectral flatness,
-///   harmonic spacing, and periodicity at a voice's pitch: `Periodicity`) for the last 310 ms, every 20 ms: speech rises and
-///   falls at the syllable rate; tones, hums and noise do not; screams and
+///   harmonic spacing, and periodicity at a voice's pitch: `Periodicity`)
+///   for the last 310 ms, every 20 ms: speech rises and falls at the
+///   syllable rate; tones, hums and noise do not; screams and
 ///   whistles space their harmonics far wider than a voice does.
 ///
 /// `benchmarks/vad/train` computes these same features (through
@@ -35,10 +36,12 @@ public struct SpeechFeatures {
     static let highBandCount = highBandEdges.count - 1
     static let allBands = bandCount + highBandCount
     static let summaryCount = 9
+    /// The periodicity's place among the summaries (the last).
+    static let periodicitySummary = 8
     static let historyTaps = 16, historyStride = 2
     public static let count = 2 * allBands + summaryCount * historyTaps
     /// Where the newest periodicity (`Periodicity`) is in the row: the ninth summary of the first tap.
-    static let periodicityValue = 2 * bandCount + 8
+    static let periodicityValue = 2 * bandCount + periodicitySummary
     /// Where the bands over 4 kHz start in the row: their levels over the floor, then their shapes.
     static let highBandValues = count - 2 * highBandCount
     private static let ringFrames = historyTaps * historyStride
@@ -175,7 +178,7 @@ public struct SpeechFeatures {
         summary[5] = (spread / Float(count)).squareRoot()
         summary[6] = flatness(energies, meanLog10: meanLog)
         summary[7] = harmonicity(spectrum, magnitudes: base + layout.magnitudes)
-        summary[8] = periodicity.update(with: frame, memory: base + layout.periodicity)
+        summary[Self.periodicitySummary] = periodicity.update(with: frame, memory: base + layout.periodicity)
 
         // The taps, newest first, every `historyStride` frames back.
         var out = values + 2 * count
