@@ -808,8 +808,8 @@ def main():
     parser.add_argument("--positive-weight", type=float, default=1.6, help="speech frames' weight against non-speech")
     parser.add_argument("--noisy-speech-weight", type=float, default=1.0,
                         help="extra weight of speech frames in the long streams mixed at --noisy-snr dB or less")
-    parser.add_argument("--noisy-snr", type=float, default=10.0)
-    parser.add_argument("--noisy-colours", default="white,pink")
+    parser.add_argument("--noisy-snr", type=float, default=10.0, help="--noisy-speech-weight: the mixes at this SNR (dB) or under")
+    parser.add_argument("--noisy-colours", default="white,pink", help="--noisy-speech-weight: the noises it applies to (white, pink)")
     parser.add_argument("--noisy-stage", choices=["both", "frame"], default="both",
                         help="where --noisy-speech-weight applies: both networks, or the frame network only")
     parser.add_argument("--tail-weight", type=float,
