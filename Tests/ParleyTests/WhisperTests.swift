@@ -123,6 +123,27 @@ import WhisperEngine
         #expect(log.contains("killed by signal 9 (SIGKILL); restarting it"), "\(log)")
     }
 
+    /// The worker outlives the request that started it, so it must hold none of
+    /// the host's other descriptors: a pipe it kept open would never reach its
+    /// end for whoever reads it (a test run hung so, reading the output of a
+    /// child that had long exited).
+    @Test func theWorkerHoldsNoneOfTheHostsOtherDescriptors() async throws {
+        let pipe = Pipe()  // not close-on-exec, as Foundation makes them
+        let writeEnd = try FileManager.default.destinationOfSymbolicLink(
+            atPath: "/proc/self/fd/\(pipe.fileHandleForWriting.fileDescriptor)")
+        let worker = WhisperWorker(installation: .standard())
+        defer { worker.stop() }
+        try await worker.start()
+        let pid = try #require(worker.pid)
+        let folder = "/proc/\(pid)/fd"
+        let held = try FileManager.default.contentsOfDirectory(atPath: folder).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)
+        }
+        #expect(writeEnd.hasPrefix("pipe:["))
+        #expect(!held.isEmpty, "the worker's descriptors are readable")
+        #expect(!held.contains(writeEnd), "the worker holds the host's \(writeEnd): \(held)")
+    }
+
     @Test func preparingAgainDoesNothing() async throws {
         let model = WhisperInstallation.standard().model + "/model.bin"
         let before = try FileManager.default.attributesOfItem(atPath: model)[.modificationDate] as? Date
