@@ -244,11 +244,16 @@ element decides; main: 0.965 clean, 0.935-0.961 in noise, 520 / 650):
 |---|---|---|---|---|
 | `--noisy-speech-weight 1.5` (long streams at 10 dB and under) | 0.962 | 0.936-0.964 | 0-4% | 530 / 753 (pink 0 dB p95 1078) |
 | the same, frame network only (`--noisy-stage frame`) | 0.963 | 0.933-0.963 | 0-3% | 520 / 650 |
-| a sixth context window, 310-600 ms back (`--context-windows`) | 0.965 | 0.932-0.960 | 0-3% | 520 / 677 |
+| a fifth context window, 310-600 ms back (`--context-windows`) | 0.965 | 0.932-0.960 | 0-3% | 520 / 677 |
+| `--noisy-speech-weight 1.5 --noisy-colours white` | 0.964 | 0.935-0.963 | 0-4% | 520 / 667 |
 
 The first is ahead of Silero at white 0 dB and pink 20, 5 and 0 dB because
 its context stage holds on in noise, and ends speech up to a second late in
-pink noise: not kept, nor the others. End of speech p95: in 18 of vadbench's
+pink noise: not kept, nor the next two. The last, white noise only, is
+ahead of Silero at white 20 and 0 dB and pink 20 and 0 dB and level at
+white 5 dB (0.005 behind at white 10 dB), with 4% false alarms at white
+0 dB and later ends in white 5 and 0 dB (p95 680-684): one seed, not yet
+judged over a second one. End of speech p95: in 18 of vadbench's
 32 clips the 100 ms kept after the labelled end (the trim) holds the
 recording's floor or a weak last phone within 35 dB of the clip's peak;
 both detectors hear it, so the five latest ends (600-670 ms, LibriVox 0870,
