@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "ApertiumEngine", dependencies: ["ParleyCore"], path: "plugins/ApertiumEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
-        .target(name: "WhisperEngine", path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),
+        .target(name: "WhisperEngine", dependencies: ["ParleyCore"], path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),
         .target(name: "Parley", dependencies: ["GstKit", "ParleySpeech", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",

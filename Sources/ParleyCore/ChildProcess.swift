@@ -28,10 +28,20 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked
+    /// up at run time: its declaration is not visible to Swift.
     private static let addCloseFrom: AddCloseFrom? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
         return unsafeBitCast(symbol, to: AddCloseFrom.self)
     }()
+
+    /// Adds "close every descriptor from 3 up" to `actions`: put it after the
+    /// actions that set the child's 0-2. For any long-lived child spawned with
+    /// `posix_spawn` (this one, the Whisper worker), so that it holds none of
+    /// the pipes, sockets and files other threads have open as it starts.
+    public static func closeEverythingAboveStandardStreams(in actions: inout posix_spawn_file_actions_t) {
+        if let addCloseFrom { _ = addCloseFrom(&actions, 3) }
+    }
 
     /// Starts `executable` with `arguments` (argv[1...]); standard error goes to /dev/null.
     public init(executable: String, arguments: [String]) throws(SpawnError) {
@@ -47,7 +57,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        if let addCloseFrom = Self.addCloseFrom { _ = addCloseFrom(&actions, 3) }
+        Self.closeEverythingAboveStandardStreams(in: &actions)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0

@@ -5,6 +5,7 @@
 // that one fails with a clear error, the worker is started again, and the
 // queued segments go to the new one.
 import Foundation
+import ParleyCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -419,7 +420,7 @@ public final class WhisperWorker: Sendable {
         // And nothing else of the host's: the worker outlives requests, and any pipe or
         // socket another thread had open as it spawned (a child's output being read to
         // its end, a server's connection) would stay open while the worker lives.
-        if let closeFrom = addCloseFrom { _ = closeFrom(&actions, 3) }
+        ChildProcess.closeEverythingAboveStandardStreams(in: &actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -446,13 +447,6 @@ public final class WhisperWorker: Sendable {
         }
         return (pid, sockets[0], errorPipe[0])
     }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up
-    /// at run time: its declaration is not visible to Swift.
-    private typealias CloseFromAction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private static let addCloseFrom: CloseFromAction? =
-        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-            .map { unsafeBitCast($0, to: CloseFromAction.self) }
 
     private static func sendAll(_ data: Data, to socket: Int32) -> Bool {
         data.withUnsafeBytes { bytes in
