@@ -609,12 +609,19 @@ def opening(rng, speech, sounds):
     return join(0, drawn)
 
 
+# The noises the streams are mixed into (name, spectral slope) and at what SNRs;
+# CONDITION_NAMES is the order conditions() returns them in, the order of the cache.
+NOISES = [("white", 0.0), ("pink", 1.0)]
+SNRS = [20, 10, 5, 0, -3]
+CONDITION_NAMES = ["digital", "room"] + [f"{colour}{snr}" for snr in SNRS for colour, _ in NOISES]
+
+
 def conditions(rng, clean):
     # Digital silence between items too: test signals and synthesised speech have it.
     out = [("digital", clean.copy()),
            ("room", clean + shape_noise(rng.standard_normal(len(clean)), 1.0) * 10 ** (-60 / 20))]
-    for snr in [20, 10, 5, 0, -3]:
-        for colour, exponent in [("white", 0.0), ("pink", 1.0)]:
+    for snr in SNRS:
+        for colour, exponent in NOISES:
             noise = rng.standard_normal(len(clean)) if exponent == 0 else shape_noise(rng.standard_normal(len(clean)), 1.0)
             level = rng.uniform(-28, -24) - snr  # against speech at about -26 dBFS
             out.append((f"{colour}{snr}", clean + noise * 10 ** (level / 20)))
@@ -704,22 +711,22 @@ class MLP:
 CONTEXT_WINDOWS = [(1, 2), (3, 6), (7, 14), (15, 30)]
 
 
-def context_inputs(hidden, logit, lengths):
+def context_inputs(hidden, logit, lengths, windows=CONTEXT_WINDOWS):
     """The context stage's input per frame: the frame network's last hidden
-    layer and logit now, then their means over each of CONTEXT_WINDOWS, within
+    layer and logit now, then their means over each of `windows`, within
     the frame's own stream (a window reaching before the stream's start
     averages the frames there are, and is 0 when there are none: the element
     starts the same way)."""
     values = np.hstack([hidden, logit[:, None]])
     width = values.shape[1]
-    out = np.zeros((len(values), width * (1 + len(CONTEXT_WINDOWS))))
+    out = np.zeros((len(values), width * (1 + len(windows))))
     start = 0
     for length in lengths:
         part = values[start:start + length]
         sums = np.vstack([np.zeros((1, width)), np.cumsum(part, axis=0)])
         now = np.arange(length)
         columns = [part]
-        for near, far in CONTEXT_WINDOWS:
+        for near, far in windows:
             end, begin = np.clip(now - near + 1, 0, length), np.clip(now - far, 0, length)
             columns.append((sums[end] - sums[begin]) / np.maximum(end - begin, 1)[:, None])
         out[start:start + length] = np.hstack(columns)
@@ -738,18 +745,34 @@ def frames_after(y, ends, count):
 
 def noisy_frames(lengths, arguments):
     """Frames of the long streams mixed at `--noisy-snr` dB or less, in `--noisy-colours`
-    (the streams are cached in `conditions`' order, then the openings)."""
-    names = [name for name, _ in conditions(np.random.default_rng(0), np.zeros(64))]
-    colours = arguments.noisy_colours.split(",")
-    flags = np.zeros(int(np.sum(lengths)), dtype=bool)
-    start = 0
-    for index, length in enumerate(lengths):
-        name = names[index % len(names)]
-        if index < arguments.streams * len(names) and any(
-                name.startswith(colour) and float(name[len(colour):]) <= arguments.noisy_snr for colour in colours):
-            flags[start:start + length] = True
-        start += length
-    return flags
+    (the cache holds each long stream in CONDITION_NAMES' order, then the openings)."""
+    noisy = {f"{colour}{snr}" for snr in SNRS if snr <= arguments.noisy_snr for colour in arguments.noisy_colours}
+    long_streams = arguments.streams * len(CONDITION_NAMES)
+    chosen = [index < long_streams and CONDITION_NAMES[index % len(CONDITION_NAMES)] in noisy
+              for index in range(len(lengths))]
+    return np.repeat(chosen, lengths)
+
+
+def noise_names(text):
+    """--noisy-colours: names from NOISES, comma-separated."""
+    names = text.split(",")
+    known = [name for name, _ in NOISES]
+    for name in names:
+        if name not in known:
+            raise argparse.ArgumentTypeError(f"unknown noise {name!r}: one of {', '.join(known)}")
+    return names
+
+
+def context_windows(text):
+    """--context-windows: near-far frame spans, comma-separated, each 1 <= near <= far
+    (the element's ContextHistory takes the same ranges)."""
+    windows = []
+    for window in text.split(","):
+        bounds = window.split("-")
+        if len(bounds) != 2 or not all(bound.isdigit() for bound in bounds) or not 1 <= int(bounds[0]) <= int(bounds[1]):
+            raise argparse.ArgumentTypeError(f"window {window!r} is not near-far with 1 <= near <= far")
+        windows.append((int(bounds[0]), int(bounds[1])))
+    return windows
 
 
 def swift_array(values):
@@ -803,7 +826,7 @@ def main():
                         help="context: mlp, then a second network on its last hidden layer now and over the last 300 ms; "
                              "gru: dense layer, GRU, output (gru.py); mlp: two ReLU layers on the frame's features")
     parser.add_argument("--context-hidden", type=int, default=64, help="context: the second network's hidden layer")
-    parser.add_argument("--context-windows", default="1-2,3-6,7-14,15-30",
+    parser.add_argument("--context-windows", type=context_windows, default=CONTEXT_WINDOWS,
                         help="context: the windows of frames back whose means the second network reads (near-far, ...)")
     parser.add_argument("--hidden", type=int, nargs="+", default=[32, 16], help="mlp: the hidden layers' sizes")
     parser.add_argument("--dense", type=int, default=32, help="gru: the dense layer before the GRU")
@@ -814,7 +837,7 @@ def main():
     parser.add_argument("--noisy-speech-weight", type=float, default=1.0,
                         help="extra weight of speech frames in the long streams mixed at --noisy-snr dB or less")
     parser.add_argument("--noisy-snr", type=float, default=10.0, help="--noisy-speech-weight: the mixes at this SNR (dB) or under")
-    parser.add_argument("--noisy-colours", default="white,pink", help="--noisy-speech-weight: the noises it applies to (white, pink)")
+    parser.add_argument("--noisy-colours", type=noise_names, default=[name for name, _ in NOISES], help="--noisy-speech-weight: the noises it applies to (white, pink)")
     parser.add_argument("--noisy-stage", choices=["both", "frame"], default="both",
                         help="where --noisy-speech-weight applies: both networks, or the frame network only")
     parser.add_argument("--tail-weight", type=float,
@@ -836,8 +859,6 @@ def main():
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
-    global CONTEXT_WINDOWS
-    CONTEXT_WINDOWS = [tuple(int(bound) for bound in window.split("-")) for window in arguments.context_windows.split(",")]
     for name, weight in (("tail_weight", 5.0), ("onset_weight", 3.0)):
         if getattr(arguments, name) is None:
             setattr(arguments, name, weight if arguments.model == "context" else 1.0)
@@ -900,7 +921,7 @@ def main():
     if arguments.model == "context":
         print("the context stage:", flush=True)
         activations = model.forward(x)
-        context = context_inputs(activations[-2], activations[-1][:, 0], lengths)
+        context = context_inputs(activations[-2], activations[-1][:, 0], lengths, arguments.context_windows)
         context_mean, context_scale = context.mean(axis=0), context.std(axis=0) + 1e-3
         context = (context - context_mean) / context_scale
         stage = MLP([context.shape[1], arguments.context_hidden, 1], model_rng)
@@ -936,7 +957,7 @@ def main():
             lines.append(f"    static let weights{index}: [Float] = {swift_array(w.T)}")
             lines.append(f"    static let biases{index}: [Float] = {swift_array(b)}")
     if arguments.model == "context":
-        lines.append(f"    static let contextWindows: [ClosedRange<Int>] = [{', '.join(f'{near}...{far}' for near, far in CONTEXT_WINDOWS)}]")
+        lines.append(f"    static let contextWindows: [ClosedRange<Int>] = [{', '.join(f'{near}...{far}' for near, far in arguments.context_windows)}]")
         lines.append(f"    static let contextMean: [Float] = {swift_array(context_mean)}")
         lines.append(f"    static let contextScale: [Float] = {swift_array(1 / context_scale)}")
         lines.append(f"    static let contextLayerSizes = {[context.shape[1], arguments.context_hidden, 1]}")
