@@ -799,6 +799,15 @@ def noisy_frames(lengths, arguments):
     return np.repeat(chosen, lengths)
 
 
+def noisy_speech_note(arguments):
+    """The weights file's words for --noisy-speech-weight: none when it weighs nothing."""
+    if arguments.noisy_speech_weight == 1:
+        return ""
+    where = "both networks" if arguments.noisy_stage == "both" else "the frame network only"
+    return (f"speech in {'/'.join(arguments.noisy_colours)} noise at {arguments.noisy_snr:g} dB or under weighed "
+            f"{arguments.noisy_speech_weight:g}x more ({where}), ")
+
+
 def noise_names(text):
     """--noisy-colours: names from NOISES, comma-separated."""
     names = text.split(",")
@@ -986,8 +995,7 @@ def main():
              f"teacher weight {arguments.teacher_weight},",
              f"// onset weight {arguments.onset_weight}, tail weight {arguments.tail_weight}"
              f"{f', recording noise under {arguments.beds:.0%} of the speech' if arguments.beds else ''},",
-             f"// speech in {'/'.join(arguments.noisy_colours)} noise at {arguments.noisy_snr:g} dB or under weighed "
-             f"{arguments.noisy_speech_weight:g}x more ({'both networks' if arguments.noisy_stage == 'both' else 'the frame network only'}), model seed {arguments.model_seed}.",
+             f"// {noisy_speech_note(arguments)}model seed {arguments.model_seed}.",
              "enum SpeechClassifierWeights {",
              f"    static let inputMean: [Float] = {swift_array(mean)}",
              f"    static let inputScale: [Float] = {swift_array(1 / scale)}",
