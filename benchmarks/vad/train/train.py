@@ -997,6 +997,7 @@ def main():
     weight[distractor_frames] *= arguments.sound_weight
     # The context stage learns when to hold on and when to let go; the frame network under it is trained plain.
     timed = weight.copy()
+    # After the copy, so with --noisy-stage frame the context stage keeps the plain weight.
     if arguments.noisy_stage == "frame":
         weight[noisy_speech] *= arguments.noisy_speech_weight
     timed[frames_after(y, ends=True, count=20) & (y == 0)] *= arguments.tail_weight
