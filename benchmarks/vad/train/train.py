@@ -350,6 +350,46 @@ little lower on those clean training streams (F1 0.9786 -> 0.9776 digital,
 0.9760 -> 0.9758 room). Not kept. Why is not known; a guess is that in
 clean audio the bands' height over the true floor is part of what tells a
 word from a sound, and the hold takes it away.
+
+Scored on the training streams instead (streams.py: the element's decisions
+over the ten long streams in every condition, against their labels), the
+smoothing shipped is where those streams want it, and vadbench is not:
+  shipped (rises 0.3, falls 0.7):   mean F1 0.9548, end of speech 560 / 800 ms
+  rises at 0.15:                    0.9552, 560 / 880 (vadbench: +0.001-0.002 in
+                                    six conditions, 520 / 650; rises at 0: 530 / 680)
+  gated fall K 0.75, T 0.5:         0.9549, 560 / 800
+  gated fall K 0.8, T 1.0:          0.9549, 570 / 810
+  gated fall K 0.85, T 1.5:         0.9540 (digital 0.9766 against 0.9786), 590 / 820
+(the end of speech here counts every utterance of 60 per stream, so its p95
+is not vadbench's). The gate that gains 0.002-0.008 on vadbench loses in the
+clear and at 20-5 dB on the training streams and gains only at 0 and -3 dB:
+vadbench's recorded talkers have weak stretches inside their sentences that
+Asterisk's studio prompts and flite's voices do not. Not kept, nor the faster
+rise, whose small gain costs 80 ms of p95 on the training streams.
+
+Weak stretches trained in (`--gain-wander 0.5`): half of the speech items
+get a drifting gain (4-8 dB standard deviation over about 150 ms, at most
+18 dB down, labels unchanged), so syllables sink into the noise as a real
+talker's do. As the element decides on vadbench, against the same seed's
+model without it:
+  seed 1:        0.963 / 0.961 0.958 0.954 0.946 (3%) / 0.961 0.955 0.947 0.938 (4%), 540 / 680
+  seed 20261124: 0.962 / 0.963 0.960 0.955 0.950 (3%) / 0.964 0.958 0.949 0.936, 530 / 700
+(without: 0.965 / 0.964 0.958 0.954 0.946 (3%) / 0.964 0.954 0.946 0.931, 520 / 650 and
+0.962 / 0.962 0.959 0.954 0.947 (4%) / 0.962 0.956 0.947 0.939, 530 / 687). It
+holds on through dips, as the gate does, and pays at the end of speech the
+same way; seed 1 loses 0.002-0.003 in the clear and at 20 dB, seed 20261124
+splits alsa-utils' Front_Center again. Not kept (default 0).
+
+What is left of the gap, read off vadbench's white 10 dB (the shipped model,
+frames missed against Silero's): 247 against 194 in the first 150 ms of a
+labelled run, 369 against 262 inside it, 128 against 106 in its last 150 ms;
+precision 0.980 against 0.976. A logit offset of +0.5 or +1.0 (recall up to
+Silero's and past) reaches only 0.962 there, so it is not the operating point
+alone: LibriVox 0920 opens 170 ms late (a weak first consonant in the noise,
+Silero 30 ms) and Asterisk's demo-echotest misses 43 more frames than Silero in its pauses'
+fades (and Silero misses 26 fewer there than it does at 20 dB). A cue to tell a
+sentence's end from a pause inside it (falling pitch, final lengthening) is
+what the context stage has not got; that is the next lead, not more holding.
 """
 import argparse
 import glob
@@ -641,15 +681,33 @@ def recording_bed(rng, audio, label):
     return bed, np.concatenate([np.zeros(lead, dtype=bool), label, np.zeros(tail, dtype=bool)])
 
 
-def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0):
+def wandering_gain(rng, audio, label):
+    """The clip as a talker says it, not as a studio reads it: the loudness
+    drifts from syllable to syllable (a smoothed random gain, 4-8 dB standard
+    deviation over about 150 ms, never more than 18 dB down), so weak
+    stretches inside an utterance sink into the noise as a real talker's do.
+    The labels stay those of the clip: a weak stretch is still speech."""
+    frames = len(label)
+    drift = np.convolve(rng.standard_normal(frames + 30), np.hanning(15), mode="valid")[:frames]
+    drift = (drift - drift.mean()) / (drift.std() + 1e-9) * rng.uniform(4, 8)
+    gain_db = np.interp(np.arange(len(audio)) / FRAME, np.arange(frames) + 0.5, np.clip(drift, -18, 6))
+    return audio * 10 ** (gain_db / 20), label
+
+
+def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0, wander=(0.0, None)):
     """One item of a stream and its labels: a speech clip (sometimes a word or
-    two out of it; a share `beds` laid on its recording's noise), or a
+    two out of it; a share `beds` laid on its recording's noise; a share
+    `wander[0]` with a wandering gain, drawn from its own generator
+    `wander[1]` so the rest of the layout is the same without it), or a
     recorded or synthetic non-speech sound, repeated to last `min_seconds`,
     at a random level."""
     if is_speech:
         audio, label = speech[rng.integers(len(speech))]
         if rng.random() < 0.3:
             audio, label = short_excerpt(rng, audio, label)
+        share, wander_rng = wander
+        if share > 0 and wander_rng.random() < share:
+            audio, label = wandering_gain(wander_rng, audio, label)
         if beds > 0 and rng.random() < beds:
             audio, label = recording_bed(rng, audio, label)
     else:
@@ -674,19 +732,19 @@ def join(lead, items):
     return np.concatenate(pieces), np.concatenate(labels), np.concatenate(sounds_mask)
 
 
-def layout(rng, speech, sounds, items, beds=0.0):
+def layout(rng, speech, sounds, items, beds=0.0, wander=(0.0, None)):
     """One stream: speech and distractors in random order with pauses; a
     share `beds` of the speech clips carry their recording's noise."""
     # Sometimes the stream opens on an item: an element may start mid-sound.
     lead = int(rng.choice([0, 0.3, 1.5]) * 100)
     drawn = []
     for _ in range(items):
-        audio, label = draw_item(rng, speech, sounds, rng.random() < 0.62, beds=beds)
+        audio, label = draw_item(rng, speech, sounds, rng.random() < 0.62, beds=beds, wander=wander)
         drawn.append((audio, label, int(rng.choice([0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0]) * 100)))
     return join(lead, drawn)
 
 
-def opening(rng, speech, sounds):
+def opening(rng, speech, sounds, wander=(0.0, None)):
     """A short stream that starts on an item, with no quiet before it: an
     element may be started mid-sound (a tone, hold music, someone already
     talking), and then its front end has no noise floor yet to judge the
@@ -695,7 +753,7 @@ def opening(rng, speech, sounds):
     drawn = []
     for item in range(int(rng.integers(1, 4))):
         sound = rng.random() < (0.7 if item == 0 else 0.4)
-        audio, label = draw_item(rng, speech, sounds, not sound, min_seconds=1.0 if item == 0 else 0.0)
+        audio, label = draw_item(rng, speech, sounds, not sound, min_seconds=1.0 if item == 0 else 0.0, wander=wander)
         drawn.append((audio, label, int(rng.choice([0.3, 0.6, 1.0, 1.5]) * 100)))
     return join(0, drawn)
 
@@ -888,6 +946,7 @@ def make_frames(arguments, rng, count):
     # Silero listens only when its probability is asked for (--teacher-weight): it is most of the time taken.
     teacher = Teacher() if arguments.teacher_weight > 0 else None
     xs, ys, distractors, taught, lengths = [], [], [], [], []
+    wander = (arguments.gain_wander, np.random.default_rng(20261125))
 
     def add(wav, audio, labels, sound_frames):
         write_wav(wav, audio)
@@ -900,13 +959,13 @@ def make_frames(arguments, rng, count):
         lengths.append(n)
 
     for stream in range(arguments.streams):
-        clean, labels, sound_frames = layout(rng, speech, sounds, items=60, beds=arguments.beds)
+        clean, labels, sound_frames = layout(rng, speech, sounds, items=60, beds=arguments.beds, wander=wander)
         for name, audio in conditions(rng, clean):
             add(os.path.join(arguments.work, f"stream{stream}_{name}.wav"), audio, labels, sound_frames)
         print(f"stream {stream + 1}/{arguments.streams}: {len(labels) / 100:.0f} s x {len(xs) // (stream + 1)} conditions", flush=True)
     # After the long streams, so that they are the same with or without these.
     for _ in range(arguments.openings):
-        clean, labels, sound_frames = opening(rng, speech, sounds)
+        clean, labels, sound_frames = opening(rng, speech, sounds, wander=wander)
         mixes = conditions(rng, clean)
         name, audio = mixes[rng.integers(len(mixes))]
         add(os.path.join(arguments.work, f"opening_{name}.wav"), audio, labels, sound_frames)
@@ -954,6 +1013,8 @@ def main():
                         help="short streams that start on a sound or on speech, with no quiet before it")
     parser.add_argument("--flite", type=int, default=1000,
                         help="wideband utterances spoken by flite's voices, added to the speech (needs flite)")
+    parser.add_argument("--gain-wander", type=float, default=0.0,
+                        help="share of speech items whose loudness drifts (weak stretches inside an utterance)")
     parser.add_argument("--model-seed", type=int, default=1,
                         help="the networks' initial weights and batch order (the frames keep theirs): train 3 to judge a change")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
@@ -970,7 +1031,8 @@ def main():
     cache = os.path.join(arguments.work, f"frames-{arguments.streams}-{count}{'-wideband' if arguments.wideband else ''}"
                          f"{f'-beds{arguments.beds:g}' if arguments.beds else ''}"
                          f"{f'-open{arguments.openings}' if arguments.openings else ''}"
-                         f"{f'-flite{arguments.flite}' if arguments.flite else ''}.npz")
+                         f"{f'-flite{arguments.flite}' if arguments.flite else ''}"
+                         f"{f'-wander{arguments.gain_wander:g}' if arguments.gain_wander else ''}.npz")
     if os.path.exists(cache) and not arguments.fresh:
         # Features depend only on the audio and the Swift front end: --fresh after changing either.
         stored = np.load(cache)

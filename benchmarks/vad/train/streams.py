@@ -1,0 +1,94 @@
+"""Scores a parley-bench build on the training streams, not on vadbench.
+
+    python benchmarks/vad/train/streams.py --work ~/.cache/parley-bench/train [--bench PATH]
+
+A constant chosen after training (a smoothing, a gate, a threshold) must be
+chosen on audio the test does not hold: vadbench stays the test. This runs
+the element's own decisions (`parley-bench vad-frames`, threshold 0.5 inside
+the segments it opened) over train.py's long streams, with the labels
+cached beside them, and prints frame F1 per condition and the end of speech
+(segment end - labelled end, ms, median / p95) over every utterance whose
+segment does not run into the next. Labelled runs under 700 ms apart count as
+one utterance, as a pause inside a sentence does in vadbench's clips.
+
+The streams are those of the cache train.py last wrote into --work: score a
+build on the frames it was trained on only to compare post-training constants,
+never two trainings' weights.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+import score  # noqa: E402  (benchmarks/vad/score.py: the same delays as the benchmark's)
+from train import CONDITION_NAMES, ROOT  # noqa: E402
+
+UTTERANCE_GAP_FRAMES = 70
+
+
+def utterances(labels):
+    """(start, end) in seconds of each labelled run, runs closer than the gap joined."""
+    runs = []
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], labels.astype(np.int8), [0]])))
+    for start, end in zip(edges[::2], edges[1::2]):
+        if runs and start - runs[-1][1] < UTTERANCE_GAP_FRAMES:
+            runs[-1][1] = end
+        else:
+            runs.append([start, end])
+    return [(start / 100, end / 100) for start, end in runs]
+
+
+def score_stream(bench, wav, labels):
+    with tempfile.TemporaryDirectory() as folder:
+        segments_path = os.path.join(folder, "segments.tsv")
+        lines = subprocess.run([bench, "vad-frames", wav, "--segments", segments_path],
+                               check=True, capture_output=True, text=True).stdout.splitlines()
+        segments = score.element_segments(segments_path)
+    decided = np.array([int(line.split()[1]) for line in lines if line.strip()], dtype=bool)
+    n = min(len(decided), len(labels))
+    decided, labels = decided[:n], labels[:n]
+    counts = np.array([np.sum(decided & labels), np.sum(decided & ~labels), np.sum(~decided & labels)])
+    return counts, score.delays(segments, utterances(labels))[1]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--work", default=os.path.expanduser("~/.cache/parley-bench/train"))
+    parser.add_argument("--bench", default=os.path.join(ROOT, ".build/release/parley-bench"))
+    arguments = parser.parse_args()
+    caches = sorted(glob.glob(os.path.join(arguments.work, "frames-*.npz")), key=os.path.getmtime)
+    if not caches:
+        sys.exit(f"no frames-*.npz in {arguments.work}: run train.py with --work {arguments.work} first")
+    stored = np.load(caches[-1])
+    labels, lengths = stored["y"] > 0.5, stored["lengths"]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    streams = len(glob.glob(os.path.join(arguments.work, f"stream*_{CONDITION_NAMES[0]}.wav")))
+    jobs = [(condition, stream) for condition in range(len(CONDITION_NAMES)) for stream in range(streams)]
+
+    def run(job):
+        condition, stream = job
+        index = stream * len(CONDITION_NAMES) + condition
+        wav = os.path.join(arguments.work, f"stream{stream}_{CONDITION_NAMES[condition]}.wav")
+        return condition, *score_stream(arguments.bench, wav, labels[offsets[index]:offsets[index + 1]])
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        results = list(pool.map(run, jobs))
+    totals, ends = np.zeros((len(CONDITION_NAMES), 3)), []
+    for condition, counts, stream_ends in results:
+        totals[condition] += counts
+        ends.extend(stream_ends)
+    f1 = 2 * totals[:, 0] / np.maximum(1, 2 * totals[:, 0] + totals[:, 1] + totals[:, 2])
+    print(" ".join(f"{name} {value:.4f}" for name, value in zip(CONDITION_NAMES, f1)))
+    print(f"mean F1 {f1.mean():.4f}; end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms "
+          f"over {len(ends)} utterances")
+
+
+if __name__ == "__main__":
+    main()
