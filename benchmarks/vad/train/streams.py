@@ -28,21 +28,16 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import score  # noqa: E402  (benchmarks/vad/score.py: the same delays as the benchmark's)
-from train import CONDITION_NAMES, ROOT  # noqa: E402
+from train import CONDITION_NAMES, ROOT, fill_runs  # noqa: E402
 
 UTTERANCE_GAP_FRAMES = 70
 
 
 def utterances(labels):
     """(start, end) in seconds of each labelled run, runs closer than the gap joined."""
-    runs = []
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], labels.astype(np.int8), [0]])))
-    for start, end in zip(edges[::2], edges[1::2]):
-        if runs and start - runs[-1][1] < UTTERANCE_GAP_FRAMES:
-            runs[-1][1] = end
-        else:
-            runs.append([start, end])
-    return [(start / 100, end / 100) for start, end in runs]
+    joined = fill_runs(labels, value=False, shorter_than=UTTERANCE_GAP_FRAMES, replace_with=True, inner_only=True)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], joined.astype(np.int8), [0]])))
+    return [(start / 100, end / 100) for start, end in zip(edges[::2], edges[1::2])]
 
 
 def score_stream(bench, wav, labels):

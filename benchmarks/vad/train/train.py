@@ -685,33 +685,41 @@ def recording_bed(rng, audio, label):
     return bed, np.concatenate([np.zeros(lead, dtype=bool), label, np.zeros(tail, dtype=bool)])
 
 
-def wandering_gain(rng, audio, label):
+def wandering_gain(rng, audio):
     """The clip as a talker says it, not as a studio reads it: the loudness
     drifts from syllable to syllable (a smoothed random gain, 4-8 dB standard
     deviation over about 150 ms, never more than 18 dB down), so weak
     stretches inside an utterance sink into the noise as a real talker's do.
-    The labels stay those of the clip: a weak stretch is still speech."""
-    frames = len(label)
+    The clip's labels stay as they are: a weak stretch is still speech."""
+    frames = len(audio) // FRAME
     drift = np.convolve(rng.standard_normal(frames + 30), np.hanning(15), mode="valid")[:frames]
     drift = (drift - drift.mean()) / (drift.std() + 1e-9) * rng.uniform(4, 8)
     gain_db = np.interp(np.arange(len(audio)) / FRAME, np.arange(frames) + 0.5, np.clip(drift, -18, 6))
-    return audio * 10 ** (gain_db / 20), label
+    return audio * 10 ** (gain_db / 20)
 
 
-def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0, wander=(0.0, None)):
+def wanderer(share):
+    """--gain-wander: a function giving a share of the speech clips a
+    wandering gain, or None. It draws from a generator of its own, so the
+    rest of the layout is the same with it as without."""
+    if share <= 0:
+        return None
+    rng = np.random.default_rng(20261125)
+    return lambda audio: wandering_gain(rng, audio) if rng.random() < share else audio
+
+
+def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0, wander=None):
     """One item of a stream and its labels: a speech clip (sometimes a word or
-    two out of it; a share `beds` laid on its recording's noise; a share
-    `wander[0]` with a wandering gain, drawn from its own generator
-    `wander[1]` so the rest of the layout is the same without it), or a
+    two out of it; a share `beds` laid on its recording's noise; passed
+    through `wander`, see wanderer()), or a
     recorded or synthetic non-speech sound, repeated to last `min_seconds`,
     at a random level."""
     if is_speech:
         audio, label = speech[rng.integers(len(speech))]
         if rng.random() < 0.3:
             audio, label = short_excerpt(rng, audio, label)
-        share, wander_rng = wander
-        if share > 0 and wander_rng.random() < share:
-            audio, label = wandering_gain(wander_rng, audio, label)
+        if wander:
+            audio = wander(audio)
         if beds > 0 and rng.random() < beds:
             audio, label = recording_bed(rng, audio, label)
     else:
@@ -736,7 +744,7 @@ def join(lead, items):
     return np.concatenate(pieces), np.concatenate(labels), np.concatenate(sounds_mask)
 
 
-def layout(rng, speech, sounds, items, beds=0.0, wander=(0.0, None)):
+def layout(rng, speech, sounds, items, beds=0.0, wander=None):
     """One stream: speech and distractors in random order with pauses; a
     share `beds` of the speech clips carry their recording's noise."""
     # Sometimes the stream opens on an item: an element may start mid-sound.
@@ -748,7 +756,7 @@ def layout(rng, speech, sounds, items, beds=0.0, wander=(0.0, None)):
     return join(lead, drawn)
 
 
-def opening(rng, speech, sounds, wander=(0.0, None)):
+def opening(rng, speech, sounds, wander=None):
     """A short stream that starts on an item, with no quiet before it: an
     element may be started mid-sound (a tone, hold music, someone already
     talking), and then its front end has no noise floor yet to judge the
@@ -950,7 +958,7 @@ def make_frames(arguments, rng, count):
     # Silero listens only when its probability is asked for (--teacher-weight): it is most of the time taken.
     teacher = Teacher() if arguments.teacher_weight > 0 else None
     xs, ys, distractors, taught, lengths = [], [], [], [], []
-    wander = (arguments.gain_wander, np.random.default_rng(20261125))
+    wander = wanderer(arguments.gain_wander)
 
     def add(wav, audio, labels, sound_frames):
         write_wav(wav, audio)
