@@ -102,15 +102,13 @@ final class DenseNetwork: @unchecked Sendable {
     /// plain arithmetic.
     private func apply(_ layer: Layer, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, rectify: Bool) {
         let lanes = Self.lanes  // a local: at -Onone a static is an accessor call
-        let blockSize = layer.inputs * lanes
         var block = 0
         while block + 2 <= layer.blocks {
             applyPair(layer, block: block, to: x, into: y)
             block += 2
         }
         if block < layer.blocks {
-            applyOne(storage + layer.weights + block * blockSize, biases: storage + layer.biases + block * lanes,
-                     inputs: layer.inputs, to: x, into: y + block * lanes)
+            applyOne(layer, block: block, to: x, into: y)
         }
         if rectify {
             var output = 0
@@ -146,20 +144,21 @@ final class DenseNetwork: @unchecked Sendable {
         (out[8], out[9], out[10], out[11], out[12], out[13], out[14], out[15]) = (b0, b1, b2, b3, b4, b5, b6, b7)
     }
 
-    /// One block of eight outputs (a layer's last, when its blocks are odd).
-    private func applyOne(_ weights: UnsafePointer<Float>, biases: UnsafePointer<Float>, inputs: Int,
-                          to x: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+    /// Block `block` alone (a layer's last, when its blocks are odd).
+    private func applyOne(_ layer: Layer, block: Int, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
         let lanes = Self.lanes
-        var weights = weights
+        var weights = storage + layer.weights + block * layer.inputs * lanes
+        let biases = storage + layer.biases + block * lanes
         var (s0, s1, s2, s3, s4, s5, s6, s7) = (biases[0], biases[1], biases[2], biases[3], biases[4], biases[5], biases[6], biases[7])
         var input = 0
-        while input < inputs {
+        while input < layer.inputs {
             let value = x[input]
             s0 += weights[0] * value; s1 += weights[1] * value; s2 += weights[2] * value; s3 += weights[3] * value
             s4 += weights[4] * value; s5 += weights[5] * value; s6 += weights[6] * value; s7 += weights[7] * value
             weights += lanes
             input += 1
         }
+        let out = y + block * lanes
         (out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]) = (s0, s1, s2, s3, s4, s5, s6, s7)
     }
 }
