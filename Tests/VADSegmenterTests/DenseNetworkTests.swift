@@ -31,7 +31,7 @@ import Testing
     }
 
     /// 5 inputs, 19 and 3 hidden units (neither a multiple of a block; 19 is
-    /// a pair of blocks and one more, 3 a lone block), 1 logit.
+    /// a full block and a padded one, 3 a padded block alone), 1 logit.
     static let reference = Reference(
         layers: [(values(95, seed: 1), values(19, seed: 2)), (values(57, seed: 3), values(3, seed: 4)), (values(3, seed: 5), values(1, seed: 6))],
         mean: values(5, seed: 7), scale: values(5, seed: 8).map { 1 + abs($0) })

@@ -1,18 +1,22 @@
 /// A stack of dense layers (ReLU between them, a logit out) with the trained
 /// weights, built once per process.
 ///
-/// Weights are kept in blocks of eight output units: for each block, every
-/// input's eight weights side by side, so a layer is "eight outputs += eight
-/// weights × one input" over its inputs, which the optimiser packs into
-/// vector registers. A layer
-/// whose outputs are not a multiple of eight (the logit) is padded with zero
-/// weights, a few dozen wasted multiply-adds a frame. The input's
+/// Weights are kept in blocks of sixteen output units: for each block, every
+/// input's sixteen weights side by side, so a layer is "sixteen outputs +=
+/// sixteen weights × one input" over its inputs, which the optimiser packs
+/// into vector registers, each input loaded and broadcast once per sixteen
+/// multiply-adds (blocks of eight spent about 1.4 instructions a
+/// multiply-add, sixteen about 1.1). A layer whose outputs are not a
+/// multiple of sixteen (the logit) is padded with zero weights: about 1,200
+/// wasted multiply-adds a frame for the detector's two logits, about 1,000
+/// instructions more than pairs of eight-unit blocks with a lone last one
+/// would spend, for one kernel instead of two near-copies. The input's
 /// standardisation, `(x - mean) × scale`, is folded into the first layer's
 /// weights and biases here, so the features go in as the front end gives them.
 // @unchecked: the memory is written once, in init, and only read after.
 final class DenseNetwork: @unchecked Sendable {
     /// Output units per block.
-    static let lanes = 8
+    static let lanes = 16
 
     private struct Layer {
         var inputs: Int
@@ -91,74 +95,42 @@ final class DenseNetwork: @unchecked Sendable {
         return (from[0], to, layers[last].inputs)
     }
 
-    /// `y = b + Wx`, then max(y, 0) if `rectify`: two blocks of outputs at a
-    /// time where there are two, so each input is loaded and broadcast once
-    /// for sixteen multiply-adds (one block at a time spent about 1.4
-    /// instructions a multiply-add, the pair about 1.1).
+    /// `y = b + Wx`, then max(y, 0) if `rectify`, one block of outputs at a time.
     ///
-    /// Scalar sums, not `SIMD8`: the optimiser packs them into vector
-    /// registers all the same, and at -Onone (the debug builds the tests
-    /// run) SIMD operators are generic calls, ten times slower than this
-    /// plain arithmetic.
+    /// Sixteen scalar sums, not a `SIMD16`: the optimiser packs them into
+    /// vector registers all the same, and at -Onone (the debug builds the
+    /// tests run) SIMD operators are generic calls, ten times slower than
+    /// this plain arithmetic.
     private func apply(_ layer: Layer, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, rectify: Bool) {
         let lanes = Self.lanes  // a local: at -Onone a static is an accessor call
+        var weights = storage + layer.weights
         var block = 0
-        while block + 2 <= layer.blocks {
-            applyPair(layer, block: block, to: x, into: y)
-            block += 2
-        }
-        if block < layer.blocks {
-            applyOne(layer, block: block, to: x, into: y)
-        }
-        if rectify {
-            var output = 0
-            while output < layer.blocks * lanes {
-                y[output] = max(y[output], 0)
-                output += 1
+        while block < layer.blocks {
+            let biases = storage + layer.biases + block * lanes
+            var (s0, s1, s2, s3, s4, s5, s6, s7) = (biases[0], biases[1], biases[2], biases[3], biases[4], biases[5], biases[6], biases[7])
+            var (s8, s9, s10, s11, s12, s13, s14, s15) = (biases[8], biases[9], biases[10], biases[11],
+                                                          biases[12], biases[13], biases[14], biases[15])
+            var input = 0
+            while input < layer.inputs {
+                let value = x[input]
+                s0 += weights[0] * value; s1 += weights[1] * value; s2 += weights[2] * value; s3 += weights[3] * value
+                s4 += weights[4] * value; s5 += weights[5] * value; s6 += weights[6] * value; s7 += weights[7] * value
+                s8 += weights[8] * value; s9 += weights[9] * value; s10 += weights[10] * value; s11 += weights[11] * value
+                s12 += weights[12] * value; s13 += weights[13] * value; s14 += weights[14] * value; s15 += weights[15] * value
+                weights += lanes
+                input += 1
             }
+            let out = y + block * lanes
+            (out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]) = (s0, s1, s2, s3, s4, s5, s6, s7)
+            (out[8], out[9], out[10], out[11], out[12], out[13], out[14], out[15]) = (s8, s9, s10, s11, s12, s13, s14, s15)
+            if rectify {
+                var lane = 0
+                while lane < lanes {
+                    out[lane] = max(out[lane], 0)
+                    lane += 1
+                }
+            }
+            block += 1
         }
-    }
-
-    /// Blocks `block` and `block + 1`: sixteen sums, each input loaded once.
-    private func applyPair(_ layer: Layer, block: Int, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
-        let lanes = Self.lanes
-        var first = storage + layer.weights + block * layer.inputs * lanes
-        var second = first + layer.inputs * lanes
-        let biases = storage + layer.biases + block * lanes
-        var (a0, a1, a2, a3, a4, a5, a6, a7) = (biases[0], biases[1], biases[2], biases[3], biases[4], biases[5], biases[6], biases[7])
-        var (b0, b1, b2, b3, b4, b5, b6, b7) = (biases[8], biases[9], biases[10], biases[11],
-                                                biases[12], biases[13], biases[14], biases[15])
-        var input = 0
-        while input < layer.inputs {
-            let value = x[input]
-            a0 += first[0] * value; a1 += first[1] * value; a2 += first[2] * value; a3 += first[3] * value
-            a4 += first[4] * value; a5 += first[5] * value; a6 += first[6] * value; a7 += first[7] * value
-            b0 += second[0] * value; b1 += second[1] * value; b2 += second[2] * value; b3 += second[3] * value
-            b4 += second[4] * value; b5 += second[5] * value; b6 += second[6] * value; b7 += second[7] * value
-            first += lanes
-            second += lanes
-            input += 1
-        }
-        let out = y + block * lanes
-        (out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]) = (a0, a1, a2, a3, a4, a5, a6, a7)
-        (out[8], out[9], out[10], out[11], out[12], out[13], out[14], out[15]) = (b0, b1, b2, b3, b4, b5, b6, b7)
-    }
-
-    /// Block `block` alone (a layer's last, when its blocks are odd).
-    private func applyOne(_ layer: Layer, block: Int, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>) {
-        let lanes = Self.lanes
-        var weights = storage + layer.weights + block * layer.inputs * lanes
-        let biases = storage + layer.biases + block * lanes
-        var (s0, s1, s2, s3, s4, s5, s6, s7) = (biases[0], biases[1], biases[2], biases[3], biases[4], biases[5], biases[6], biases[7])
-        var input = 0
-        while input < layer.inputs {
-            let value = x[input]
-            s0 += weights[0] * value; s1 += weights[1] * value; s2 += weights[2] * value; s3 += weights[3] * value
-            s4 += weights[4] * value; s5 += weights[5] * value; s6 += weights[6] * value; s7 += weights[7] * value
-            weights += lanes
-            input += 1
-        }
-        let out = y + block * lanes
-        (out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]) = (s0, s1, s2, s3, s4, s5, s6, s7)
     }
 }

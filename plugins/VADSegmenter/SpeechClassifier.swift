@@ -10,7 +10,7 @@ import Foundation
 ///    and in a burst of noise is told apart by what came before it.
 ///
 /// About 12 k multiply-adds a frame (6.3 k in the frame network, 5.5 k in the
-/// context network), sixteen at a time (`DenseNetwork`). The context logit is then smoothed
+/// context network), sixteen outputs at a time (`DenseNetwork`). The context logit is then smoothed
 /// unevenly: a rise is followed quickly, so the first syllable is not cut;
 /// a fall slowly, so a dip inside a word does not end the speech.
 public struct SpeechClassifier: SpeechDetector {
