@@ -26,16 +26,14 @@ import os
 import subprocess
 import sys
 import tempfile
-import wave
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, os.path.join(HERE, "train")]
 import score  # noqa: E402
-from silero import CHUNK, Silero  # noqa: E402
+from train import RATE, write_wav  # noqa: E402
 
-RATE = 16000
 ACTIVE_DBFS = -26.0
 NOISY = [f"{colour}_{snr}dB" for colour in ("white", "pink") for snr in (20, 10, 5, 0)]
 
@@ -54,23 +52,13 @@ def noise(colour, count, generator):
 
 
 def mix(clean, condition, draw):
-    """The clean condition under draw `draw` of `condition`'s noise, as 16-bit samples."""
+    """The clean condition (16-bit samples) under draw `draw` of `condition`'s noise, in [-1, 1]."""
     colour, snr = condition.split("_")[0], int(condition.split("_")[1][:-2])
     # Seeded by draw and condition, never by vadbench's own seeds (1001 + SNR, 2002 + SNR).
     generator = np.random.RandomState([draw, snr + 100, 1 if colour == "white" else 2])
     mixed = clean / 32768.0 + noise(colour, len(clean), generator) * 10 ** ((ACTIVE_DBFS - snr) / 20)
     peak = np.max(np.abs(mixed))
-    if peak >= 0.98:
-        mixed *= 0.98 / peak
-    return np.clip(np.round(mixed * 32767), -32768, 32767).astype("<i2")
-
-
-def write_wav(path, samples):
-    with wave.open(path, "wb") as file:
-        file.setnchannels(1)
-        file.setsampwidth(2)
-        file.setframerate(RATE)
-        file.writeframes(samples.tobytes())
+    return mixed * 0.98 / peak if peak >= 0.98 else mixed
 
 
 def parley_scores(bench, path, labels, regions):
@@ -97,7 +85,6 @@ def main():
     labels = score.read_column(os.path.join(testset, "labels_10ms.txt"))
     regions = score.read_column(os.path.join(testset, "regions_10ms.txt"))
     clean = score.read_wav(os.path.join(testset, "clean.wav")).astype(np.float64)
-    silero = Silero()
     print(f"margin over Silero (F1 x 1000) on draws 0 (vadbench's) to {arguments.draws}, then their mean")
     print("| condition | Silero F1 (false alarms) | " + " | ".join(builds) + " |")
     print("|---|---|" + "---|" * len(builds))
@@ -105,15 +92,12 @@ def main():
         for condition in arguments.conditions:
             silero_scores, margins, alarms = [], [[] for _ in builds], [[] for _ in builds]
             for draw in range(arguments.draws + 1):
-                if draw == 0:
-                    path = os.path.join(testset, f"{condition}.wav")
-                    samples = score.read_wav(path)
-                else:
+                path = os.path.join(testset, f"{condition}.wav")
+                if draw > 0:
                     path = os.path.join(folder, f"{condition}-{draw}.wav")
-                    samples = mix(clean, condition, draw)
-                    write_wav(path, samples)
-                chunks = silero.probabilities(samples.astype(np.float32) / 32768.0) >= 0.5
-                _, _, silero_f1, false_alarms = score.scores(labels, score.on_grid(chunks, CHUNK, len(labels)), regions)
+                    write_wav(path, mix(clean, condition, draw))
+                decisions, frame_length, _ = score.silero(score.read_wav(path))
+                _, _, silero_f1, false_alarms = score.scores(labels, score.on_grid(decisions, frame_length, len(labels)), regions)
                 silero_scores.append((silero_f1, false_alarms))
                 for index, build in enumerate(builds):
                     f1, build_alarms = parley_scores(build, path, labels, regions)
