@@ -7,19 +7,21 @@ vadbench mixes each noisy condition with one draw of white or pink noise,
 and a detector's F1 moves with the draw: on this script's five draws of
 pink 0 dB, Silero scored 0.9308-0.9343 and the detector shipped then
 0.9292-0.9359. A margin of 0.001-0.002 in one condition can be the draw,
-not the detector. This mixes
-vadbench's clean condition again with `--draws` other draws (vadbench's
-recipe: Gaussian noise, pink shaped by the same 1/f filter, at the -26 dBFS
-active speech level less the SNR, scaled down if it would clip; the clean
-condition's own -60 dBFS floor stays under it), and scores each build's
-decisions (`parley-bench vad-frames`: as the element decides) and Silero's
-(probability 0.5, as `score.py` runs it) with the contract's frame F1.
+not the detector.
+
+This mixes vadbench's clean condition again with `--draws` other draws
+(vadbench's recipe: Gaussian noise, pink shaped by the same 1/f filter, at
+the -26 dBFS active speech level less the SNR, scaled down if it would
+clip; the clean condition's own -60 dBFS floor stays under it), and scores
+each build's decisions (`parley-bench vad-frames`: as the element decides)
+and Silero's (probability 0.5, as `score.py` runs it) with the contract's
+frame F1.
 
 It prints, per condition, Silero's F1 and distractor false alarms on every
 draw (draw 0 is vadbench's own file), and each build's margin over Silero
 in thousandths of F1 on every draw (its false alarms beside, where any)
-and their mean. Judge a change on the mean; never
-choose constants from it: these are still vadbench's recordings.
+and their mean. Judge a change on the mean; never choose constants from
+it: these are still vadbench's recordings.
 """
 import argparse
 import os
@@ -63,8 +65,8 @@ def mix(clean, condition, draw):
 
 def parley_scores(bench, path, labels, regions):
     """F1 and distractor false alarms of a build's decisions."""
-    rows = subprocess.run([bench, "vad-frames", path], capture_output=True, text=True, check=True).stdout.split("\n")
-    decisions = np.array([int(row.split()[1]) for row in rows if row.strip()], dtype=np.int8)
+    rows = subprocess.run([bench, "vad-frames", path], capture_output=True, text=True, check=True).stdout.splitlines()
+    decisions = score.element_decisions(rows)
     _, _, f1, false_alarms = score.scores(labels, score.on_grid(decisions, score.FRAME, len(labels)), regions)
     return f1, false_alarms
 

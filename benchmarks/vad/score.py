@@ -85,6 +85,13 @@ def delays(segments, utterances):
     return np.array(onsets) * 1000, np.array(ends) * 1000
 
 
+def element_decisions(lines):
+    """The element's decision per 10 ms frame (0 or 1) from `parley-bench
+    vad-frames` rows, "probability decision": threshold 0.5 within the
+    segments it opened (min-speech-ms)."""
+    return np.array([int(line.split()[1]) for line in lines if line.strip()], dtype=np.int8)
+
+
 def element_segments(path):
     """parley-bench's segments file: vadsegmenter's own (opened-at, start, end):
     start is the first speech frame (its prefix padding taken off)."""
@@ -147,8 +154,7 @@ def main():
         samples = read_wav(os.path.join(args.audio, condition + ".wav"))
         seconds = len(samples) / 16000
         with open(os.path.join(args.audio, condition + ".parley")) as f:
-            # The element's decision: threshold 0.5 within segments it opened (min-speech-ms).
-            parley = np.array([int(line.split()[1]) for line in f], dtype=np.int8)
+            parley = element_decisions(f)
         with open(os.path.join(args.audio, condition + ".parley.time")) as f:
             parley_cpu = float(f.read().split()[1])
         candidates = {"Parley (vadsegmenter)": (parley, FRAME, parley_cpu)}

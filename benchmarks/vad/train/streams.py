@@ -46,7 +46,7 @@ def score_stream(bench, wav, labels):
         lines = subprocess.run([bench, "vad-frames", wav, "--segments", segments_path],
                                check=True, capture_output=True, text=True).stdout.splitlines()
         segments = score.element_segments(segments_path)
-    decided = np.array([int(line.split()[1]) for line in lines if line.strip()], dtype=bool)
+    decided = score.element_decisions(lines).astype(bool)
     n = min(len(decided), len(labels))
     decided, labels = decided[:n], labels[:n]
     counts = np.array([np.sum(decided & labels), np.sum(decided & ~labels), np.sum(~decided & labels)])
