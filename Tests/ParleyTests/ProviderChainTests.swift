@@ -33,9 +33,13 @@ import Testing
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let failing = try ScriptedHTTPServer([.respond(status: 503, body: #"{"error": {"message": "overloaded"}}"#)])
         defer { failing.stop() }
+        // A cooldown no test run outlasts: with the default 30 s, a loaded
+        // machine still transcribing the second segment locally let the third
+        // through as the breaker's probe (three requests, not two).
         let (events, error) = try await events("""
             filesrc location=\(recording.path) ! wavparse ! vadsegmenter
-            ! cloudstt provider=compatible,local base-url=\(failing.url)/v1 local-engine=pocketsphinx max-retries=0 breaker-failures=2 ! fakesink
+            ! cloudstt provider=compatible,local base-url=\(failing.url)/v1 local-engine=pocketsphinx max-retries=0 breaker-failures=2
+              breaker-cooldown-ms=3600000 ! fakesink
             """)
         #expect(error == nil, "\(String(describing: error))")
         let results = transcripts(events)
@@ -47,7 +51,7 @@ import Testing
         #expect(moves.map(\.segmentID) == [0, 1, 2])
         #expect(moves.allSatisfy { $0.from == "compatible (127.0.0.1:\(failing.port))" && $0.to == "local (pocketsphinx)" })
         #expect(moves[0].reason.contains("server error 503: overloaded"))
-        #expect(moves[1].reason.contains("circuit open for 30.0 s"))
+        #expect(moves[1].reason.contains("circuit open for 3600.0 s"))
         #expect(moves[2].reason.hasPrefix("skipped: circuit open after 2 consecutive failures"))
     }
 
@@ -72,7 +76,8 @@ import Testing
         let texts = ["The young man went home.", "Where is the station?", "Thank you very much.", "Good night."]
         let (events, error) = try await events("""
             parleytestsrc texts="\(texts.joined(separator: "|"))" ! streamtranslator provider=compatible,local \
-            base-url=\(ScriptedHTTPServer.closedURL())/v1 source-language=en target-language=es cache=false max-in-flight=1 ! fakesink
+            base-url=\(ScriptedHTTPServer.closedURL())/v1 source-language=en target-language=es cache=false max-in-flight=1 \
+            breaker-cooldown-ms=3600000 ! fakesink
             """)
         #expect(error == nil, "\(String(describing: error))")
         let results = events.compactMap { if case .translation(let result) = $0 { result } else { nil } }
