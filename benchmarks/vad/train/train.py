@@ -453,6 +453,30 @@ Silero at white 20 and 0 dB and pink 20 and 0 dB, and behind by 0.005 at
 white 10 dB, 0.003 at white 5 dB, 0.004 at pink 10 dB and 0.003 at pink
 5 dB: gaps of 0.001-0.002 on vadbench's own draw are within it, and a trial
 that moves one condition by that much has not been shown to move it.
+
+A decision that waits for the next frames (lookahead; session 26, the
+`vad-lookahead` branch: `--lookahead L` trains both networks on frame t-L's
+label, so the output at frame t decides frame t-L with L frames after it in
+hand, as Silero's 32 ms blocks do). Scored on vadbench as the element
+decides, each row's decisions realigned by L, and the end of speech from
+the element's own segments, whose close times are when it decided (so they
+carry the lookahead's L x 10 ms); F1 clean / white 20 10 5 0 / pink 20 10 5 0,
+margin over Silero in thousandths, end of speech median / p95:
+  L 2, seed 1, falls 0.7:        +6.7 / +7.8 +0.8 +4.8 +6.7 (3%) / +8.1 +4.9 +6.8 +4.7, 530 / 640
+  L 2, seed 1, falls 0.6:        +5.5 / +5.4 -1.8 +2.8 +3.7 (2%) / +6.0 +2.9 +3.3 +0.7, 520 / 630
+  L 2, seed 20261124, falls 0.7: +3.5 / +6.4 -1.7 +4.7 +6.5 (3%) / +7.2 +4.0 +6.3 +6.8, 530 / 667
+  L 2, seed 20261124, falls 0.6: +3.0 / +4.2 -4.0 +1.6 +3.8 (3%) / +5.3 +2.0 +2.9 +3.4, 520 / 660
+  L 3, seed 1, falls 0.7:        +6.4 / +6.8 +3.4 +7.2 +9.4 (3%) / +9.4 +7.8 +7.4 +8.0 (4%), 530 / 650
+  L 3, seed 1, falls 0.6:        +5.6 / +5.4 +1.1 +4.4 +7.1 (3%) / +7.8 +5.9 +4.5 +4.5 (4%), 520 / 640
+  L 1, seed 1, falls 0.7:        +2.4 / +3.5 -3.3 +0.3 +1.9 (3%) / +3.7 (4%) +1.3 +2.5 -0.0, 525 / 647
+(the shipped model: +0.1 / +1.2 -5.8 -0.9 +0.7 (3%) / +1.8 -3.0 -1.8 -3.0, 520 / 650). The
+frame network's training loss falls from about 0.34 to 0.31 with L 3. Every
+condition gains, most at white 10 dB, the gap no other trial moved; the
+median end of speech holds at 520 with falls smoothed at 0.6 (0.7 gives 530:
+the lookahead's own 20-30 ms). Not yet in the element: it needs vadsegmenter
+to hold L frames before deciding (and say so in its latency), vad-frames to
+report the close times with the lookahead, then L and the fall chosen on
+the training streams (streams.py) and judged over seeds and draws.py.
 """
 import argparse
 import glob
