@@ -42,9 +42,9 @@ import Testing
     /// A short phrase with a pause between its words is one utterance, not
     /// two: alsa-utils' voice clips start on their first word, and "Front ...
     /// Center" holds 230 ms of digital zeros between the words, after which
-    /// the detector is slow to hear the "s" of "Center" (a model trained with
-    /// another seed split it: benchmarks/vad/train/train.py, "White noise").
-    /// At the clips' own 48 kHz and resampled to 16 kHz.
+    /// the detector is slow to hear the "s" of "Center" (models trained with
+    /// other seeds split it: benchmarks/vad/train/train.py, "Which seed
+    /// ships"). At the clips' own 48 kHz and resampled to 16 kHz.
     @Test(arguments: [48000, 16000])
     func aShortPhraseWithAPauseIsOneSegment(rate: Int) async throws {
         for name in ["Front_Center", "Front_Left", "Side_Left", "Rear_Right"] {

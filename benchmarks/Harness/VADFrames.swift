@@ -2,83 +2,100 @@ import Foundation
 import ParleyCore
 import VADSegmenter
 
-/// Per-10 ms-frame decisions of Parley's speech detector on a 16 kHz mono
-/// S16LE WAV file, for scoring with the vadbench contract: each row is the
+/// Per-10 ms-frame decisions of Parley's speech detector on a mono S16LE WAV
+/// file (vadbench's are 16 kHz; any rate the element takes whose 10 ms is a
+/// whole number of samples, run at the file's own rate as vadsegmenter runs),
+/// for scoring with the vadbench contract: each row is the
 /// detector's probability and the element's decision (1 when the frame is at
 /// or above the threshold inside a segment vadsegmenter opened with its
 /// defaults: speech too short for min-speech-ms never counts), and the
-/// segments it cut, with the audio time at which it decided each opened.
+/// segments it cut, with the audio time at which it decided each opened and
+/// closed. As in the element, each frame's probability is the detector's
+/// output `SpeechClassifier.lookahead` frames later (the last frames' from
+/// silence after the file), and a decision is made when that output is:
+/// the opened-at and closed-at times carry the lookahead.
 enum VADFrames {
     struct Segment {
-        var start: UInt64, openedAt: UInt64, end: UInt64 = 0, speechEnd: UInt64 = 0
+        var start: UInt64, openedAt: UInt64, end: UInt64 = 0, speechEnd: UInt64 = 0, closedAt: UInt64 = 0
     }
 
     /// The rows, the segments, and the median CPU time of a whole detector
     /// pass over `runs` passes (a fresh detector each): one pass varies by
     /// ±40% on a shared 2-core machine. The segmenter is not timed.
     static func frames(wav path: String, runs: Int = 5) throws -> (rows: [String], segments: [Segment], seconds: Double) {
-        let (samples, _) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (samples, rate) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let hop = rate / 100
         var probabilities: [Float] = []
         var times: [Double] = []
         for _ in 0..<runs {
-            var detector = SpeechClassifier(rate: 16_000)
+            var detector = SpeechClassifier(rate: rate)
             probabilities.removeAll(keepingCapacity: true)
-            probabilities.reserveCapacity(samples.count / 160)
+            probabilities.reserveCapacity(samples.count / hop)
+            var waiting = DecisionDelay<Int>(frames: SpeechClassifier.lookahead)
             let started = threadCPUSeconds()
-            forEachFrame(of: samples, hop: 160) { probabilities.append(detector.probability(of: $0)) }
+            var index = 0
+            forEachFrame(of: samples, hop: hop) {
+                if let decided = waiting.push(index, probability: detector.probability(of: $0)) { probabilities.append(decided.probability) }
+                index += 1
+            }
+            probabilities += waiting.drain { detector.probabilityAfterSilence(samples: hop) }.map(\.probability)
             times.append(threadCPUSeconds() - started)
         }
-        let (rows, segments) = decide(samples, probabilities)
+        let (rows, segments) = decide(samples, probabilities, hop: hop)
         return (rows, segments, times.sorted()[times.count / 2])
     }
 
     /// The element's decisions and segments for probabilities computed
-    /// elsewhere (little-endian float32, one per 10 ms frame): training scores
-    /// a candidate network as the element would use it before any Swift is
-    /// written for it.
+    /// elsewhere (little-endian float32, one per 10 ms frame, each already
+    /// paired with the frame it is about; decided as late as the shipped
+    /// detector's lookahead): training scores a candidate network as the
+    /// element would use it before any Swift is written for it.
     static func frames(wav path: String, probabilities file: String) throws -> (rows: [String], segments: [Segment]) {
-        let (samples, _) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (samples, rate) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+        let hop = rate / 100
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         let probabilities = data.withUnsafeBytes { raw in
             (0..<(data.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
         }
-        guard probabilities.count == samples.count / 160 else {
-            throw FrameCountMismatch(description: "\(file) holds \(probabilities.count) probabilities, \(path) has \(samples.count / 160) frames")
+        guard probabilities.count == samples.count / hop else {
+            throw FrameCountMismatch(description: "\(file) holds \(probabilities.count) probabilities, \(path) has \(samples.count / hop) frames")
         }
-        return decide(samples, probabilities)
+        return decide(samples, probabilities, hop: hop)
     }
 
     struct FrameCountMismatch: Error, CustomStringConvertible {
         var description: String
     }
 
-    private static func decide(_ samples: [Int16], _ probabilities: [Float]) -> (rows: [String], segments: [Segment]) {
-        let (decisions, segments) = segment(samples, probabilities)
+    private static func decide(_ samples: [Int16], _ probabilities: [Float], hop: Int) -> (rows: [String], segments: [Segment]) {
+        let (decisions, segments) = segment(samples, probabilities, hop: hop)
         return (zip(probabilities, decisions).map { "\($0) \($1 ? 1 : 0)" }, segments)
     }
 
     /// vadsegmenter's own state machine, with the element's defaults.
-    static func segment(_ samples: [Int16], _ probabilities: [Float]) -> ([Bool], [Segment]) {
+    static func segment(_ samples: [Int16], _ probabilities: [Float], hop: Int) -> ([Bool], [Segment]) {
         let configuration = VADSegmenterElement.defaultConfiguration
         var segmenter = Segmenter(configuration)
         let frameNs: UInt64 = 10_000_000
+        let lookahead = UInt64(SpeechClassifier.lookahead) * frameNs
         var decisions = [Bool](repeating: false, count: probabilities.count)
         var segments: [Segment] = []
         func apply(_ actions: [SegmenterAction], now: UInt64) {
             for action in actions {
                 switch action {
-                case .start(_, let pts): segments.append(Segment(start: pts, openedAt: now))
+                case .start(_, let pts): segments.append(Segment(start: pts, openedAt: now + lookahead))
                 case .audio(let frame, let id):
                     if id != nil, frame.probability >= configuration.threshold { decisions[Int(frame.pts / frameNs)] = true }
                 case .end(_, _, let end, let speechEnd, _, _):
                     segments[segments.count - 1].end = end
                     segments[segments.count - 1].speechEnd = speechEnd
+                    segments[segments.count - 1].closedAt = now + lookahead
                 }
             }
         }
         for (index, probability) in probabilities.enumerated() {
             let pts = UInt64(index) * frameNs
-            let frame = Frame(samples: samples[(index * 160)..<(index * 160 + 160)], pts: pts, duration: frameNs,
+            let frame = Frame(samples: samples[(index * hop)..<(index * hop + hop)], pts: pts, duration: frameNs,
                               probability: probability, energy: 0)
             apply(segmenter.push(frame, pttActive: false), now: pts + frameNs)
         }

@@ -56,7 +56,8 @@ case "vad-frames":
     // parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]:
     // per 10 ms frame the probability and the element's decision on stdout, the
     // CPU time on stderr, the segments (seconds: opened-at, start, end,
-    // speech-end) to the file. With --probabilities, the element decides on
+    // speech-end, closed-at; opened-at and closed-at are when the element
+    // decided, its lookahead included) to the file. With --probabilities, the element decides on
     // those (a candidate network's, from training) and nothing is timed.
     guard arguments.count >= 2 else {
         print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]")
@@ -77,11 +78,13 @@ case "vad-frames":
     print(rows.joined(separator: "\n"))
     if let output = option("--segments") {
         let seconds = { (ns: UInt64) in String(format: "%.3f", Double(ns) / 1e9) }
-        let lines = ["opened_at\tstart\tend\tspeech_end"]
-            + segments.map { [seconds($0.openedAt), seconds($0.start), seconds($0.end), seconds($0.speechEnd)].joined(separator: "\t") }
+        let lines = ["opened_at\tstart\tend\tspeech_end\tclosed_at"]
+            + segments.map { [$0.openedAt, $0.start, $0.end, $0.speechEnd, $0.closedAt].map(seconds).joined(separator: "\t") }
         try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
     }
     if let seconds { FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8)) }
+    // How late each decision is made: score.py's contract segmenter counts it too.
+    FileHandle.standardError.write(Data("lookahead-ms \(SpeechClassifier.lookahead * 10)\n".utf8))
 case "vad-cost":
     // parley-bench vad-cost FILE.wav [--passes N] [--features-only]: detector
     // passes and nothing else, run under callgrind by benchmarks/vad/instructions.

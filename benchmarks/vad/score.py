@@ -43,13 +43,14 @@ def read_utterances(path):
     return [(float(r[0]), float(r[1])) for r in rows if r and not r[0].startswith(("#", "start"))]
 
 
-def contract_segments(decisions, frame_s=0.01, hangover_s=0.5):
+def contract_segments(decisions, frame_s=0.01, hangover_s=0.5, decided_after_s=0.0):
     """The contract's common segmenter (scripts/common.py) with our silence
     setting: opens on the first speech frame, closes after hangover_s of
-    non-speech. (open decision time, first speech, close decision time)."""
+    non-speech. (open decision time, first speech, close decision time); a
+    frame's decision is made decided_after_s after its end (a lookahead)."""
     segments, active, silence = [], False, 0.0
     for index, speech in enumerate(decisions):
-        end = (index + 1) * frame_s
+        end = (index + 1) * frame_s + decided_after_s
         if speech:
             if not active:
                 active, current = True, [end, index * frame_s, None]
@@ -61,7 +62,7 @@ def contract_segments(decisions, frame_s=0.01, hangover_s=0.5):
                 segments.append(tuple(current))
                 active = False
     if active:
-        current[2] = len(decisions) * frame_s
+        current[2] = len(decisions) * frame_s + decided_after_s
         segments.append(tuple(current))
     return segments
 
@@ -93,10 +94,12 @@ def element_decisions(lines):
 
 
 def element_segments(path):
-    """parley-bench's segments file: vadsegmenter's own (opened-at, start, end):
-    start is the first speech frame (its prefix padding taken off)."""
+    """parley-bench's segments file: vadsegmenter's own (opened-at, start,
+    closed-at): start is the first speech frame (its prefix padding taken
+    off); opened-at and closed-at are when the element decided, so they carry
+    the detector's lookahead (the segment's audio ends at `end`, before it)."""
     rows = [line.split("\t") for line in open(path).read().splitlines()[1:] if line]
-    return [(float(r[0]), float(r[1]) + PREFIX_PADDING_S, float(r[2])) for r in rows]
+    return [(float(r[0]), float(r[1]) + PREFIX_PADDING_S, float(r[4])) for r in rows]
 
 
 PREFIX_PADDING_S = 0.3
@@ -156,7 +159,9 @@ def main():
         with open(os.path.join(args.audio, condition + ".parley")) as f:
             parley = element_decisions(f)
         with open(os.path.join(args.audio, condition + ".parley.time")) as f:
-            parley_cpu = float(f.read().split()[1])
+            # "seconds S" (CPU time) and "lookahead-ms L" (how late each decision is made).
+            stderr = dict(line.split(None, 1) for line in f.read().splitlines() if line.strip())
+        parley_cpu, lookahead_s = float(stderr["seconds"]), float(stderr.get("lookahead-ms", 0)) / 1000
         candidates = {"Parley (vadsegmenter)": (parley, FRAME, parley_cpu)}
         if not args.parley_only:
             for mode in (0, 2, 3):
@@ -166,7 +171,8 @@ def main():
             hypothesis = on_grid(decisions, frame_len, len(labels))
             p, r, f1, fa = scores(labels, hypothesis, regions)
             rows.setdefault(name, {})[condition] = (p, r, f1, fa, seconds / cpu)
-            onsets, ends = delays(contract_segments(hypothesis), utterances)
+            late = lookahead_s if name.startswith("Parley") else 0.0
+            onsets, ends = delays(contract_segments(hypothesis, decided_after_s=late), utterances)
             timing.setdefault(name, ([], []))[0].extend(onsets)
             timing[name][1].extend(ends)
             if k == 0 and name.startswith("Parley"):
@@ -222,7 +228,8 @@ def write_table(rows, conditions, path, timing, element, counts=None):
         "decision that it closed (so 500 is an exact detection). Every VAD's decisions",
         "go through the contract's common segmenter (opens on the first speech frame);",
         "the last row is vadsegmenter's own segments, which open only after",
-        "min-speech-ms (200) of speech.",
+        "min-speech-ms (200) of speech. Parley decides each frame once the 30 ms",
+        "after it have arrived (its detector's lookahead): its times count that wait.",
         "",
         "| VAD | onset median | onset p95 | end of speech median | end of speech p95 |",
         "|---|---|---|---|---|",

@@ -21,7 +21,12 @@
 // levels over an adaptive noise floor and their recent history into a small
 // network, and what it made of the last 300 ms into a second one, trained
 // (benchmarks/vad/train) to keep stationary noise, tones, bursts, clicks and
-// other non-speech sounds out. Figures against WebRTC VAD and Silero:
+// other non-speech sounds out. It judges each frame with the 30 ms after
+// it in hand (`SpeechClassifier.lookahead`): a weak first consonant is told
+// from a click by the vowel after it. So each frame is decided 30 ms after it
+// arrives, and that wait is part of the latency the element reports and of
+// its end-of-speech figures. At EOS the frames still waiting are decided as
+// if silence followed. Figures against WebRTC VAD and Silero:
 // benchmarks/vad/results.md.
 import GstKit
 import ParleyCore
@@ -98,6 +103,9 @@ public final class VADSegmenterElement: Filter {
     struct State {
         var rate = 16_000
         var detector = SpeechClassifier(rate: 16_000)
+        /// Frames whose probability the detector gives only after `lookahead`
+        /// more (with push-to-talk's state as it was when each arrived).
+        var waiting = DecisionDelay<(frame: Frame, pttActive: Bool)>(frames: SpeechClassifier.lookahead)
         var segmenter: Segmenter
         /// Samples of a frame not yet complete (fewer than one frame).
         var carry: [Int16] = []
@@ -192,8 +200,36 @@ public final class VADSegmenterElement: Filter {
         ]))
     }
 
+    /// One frame with its probability, into the segmenter and the level meter.
+    private static func decide(_ state: inout State, _ frame: Frame, probability: Float, pttActive: Bool) -> [SegmenterAction] {
+        var frame = frame
+        frame.probability = probability
+        let actions = state.segmenter.push(frame, pttActive: pttActive)
+        if state.levels != nil, let reading = frame.samples.withUnsafeBufferPointer({
+            state.levels!.add($0, sumOfSquares: frame.energy, probability: probability, pts: frame.pts, duration: frame.duration,
+                              speaking: state.segmenter.isInSegment)
+        }) {
+            state.readings.append(reading)
+        }
+        return actions
+    }
+
+    /// The frames still waiting for the detector's lookahead, decided as if
+    /// the stream went quiet after them (at EOS, and before a new rate), with
+    /// every level reading not yet posted: the caller posts them outside the lock.
+    private static func drain(_ state: inout State) -> (actions: [SegmenterAction], readings: [LevelReading]) {
+        var waiting = state.waiting
+        let samples = state.rate / 100
+        let decided = waiting.drain { state.detector.probabilityAfterSilence(samples: samples) }
+        state.waiting = waiting
+        let actions = decided.flatMap { decide(&state, $0.frame.frame, probability: $0.probability, pttActive: $0.frame.pttActive) }
+        defer { state.readings.removeAll() }
+        return (actions, state.readings)
+    }
+
     /// Cuts the samples into 10 ms frames and runs them through the detector
-    /// and the segmenter. Frames are views into `samples`; only a frame that
+    /// and, once the detector has judged them (`SpeechClassifier.lookahead`
+    /// frames later), the segmenter. Frames are views into `samples`; only a frame that
     /// straddles two buffers is assembled from the carried remainder.
     private static func frames(_ state: inout State, adding samples: [Int16], pttActive: Bool) -> [SegmenterAction] {
         let size = state.rate / 100
@@ -203,13 +239,9 @@ public final class VADSegmenterElement: Filter {
         func run(_ frameSamples: ArraySlice<Int16>) {
             let probability = frameSamples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
             let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
-            let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: probability, energy: energy)
-            actions.append(contentsOf: state.segmenter.push(frame, pttActive: pttActive))
-            if state.levels != nil, let reading = frameSamples.withUnsafeBufferPointer({
-                state.levels!.add($0, sumOfSquares: energy, probability: probability, pts: pts, duration: duration,
-                                  speaking: state.segmenter.isInSegment)
-            }) {
-                state.readings.append(reading)
+            let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: 0, energy: energy)
+            if let decided = state.waiting.push((frame, pttActive), probability: probability) {
+                actions += decide(&state, decided.frame.frame, probability: decided.probability, pttActive: decided.frame.pttActive)
             }
             pts += duration
         }
@@ -277,7 +309,8 @@ public final class VADSegmenterElement: Filter {
                 // End-of-speech detection delay, in the audio's own time.
                 element.postElementMessage(Structure("parley/latency", [
                     ("segment-id", .uint64(id)), ("stage", .string("vad")),
-                    ("eos-detection-ms", .double(Double(end > speechEnd ? end - speechEnd : 0) / 1e6)),
+                    // The segment's end is decided once the detector's lookahead after it has arrived.
+                    ("eos-detection-ms", .double(Double(end > speechEnd ? end - speechEnd : 0) / 1e6 + Double(Self.lookaheadMs))),
                 ]))
             }
         }
@@ -289,27 +322,34 @@ public final class VADSegmenterElement: Filter {
     public static let outputIsOptional = true
 
     /// The audio of a segment's start leaves only once min-speech-ms of
-    /// speech confirmed it, prefix padding included: that much latency.
+    /// speech confirmed it, prefix padding included, and each frame is
+    /// judged only once the detector's lookahead has arrived: that much latency.
     public var addedLatency: UInt64 {
         let configuration = settings.withLock { $0.segmenter }
-        return UInt64(configuration.prefixPaddingMs + configuration.minSpeechMs) * Gst.millisecond
+        return UInt64(configuration.prefixPaddingMs + configuration.minSpeechMs + Self.lookaheadMs) * Gst.millisecond
     }
+
+    /// How long each frame's decision waits for the frames after it (the detector's lookahead).
+    public static let lookaheadMs = SpeechClassifier.lookahead * 10
 
     public func sinkEvent(_ event: Event) -> [Output] {
         switch event.view {
         case .caps(let caps):
             guard let format = AudioFormat(caps: caps) else { return [.event(event)] }
             let rate = format.rate
-            let pending = state.withLock { state -> [SegmenterAction] in
-                guard state.rate != rate else { return [] }
+            let pending = state.withLock { state -> (actions: [SegmenterAction], readings: [LevelReading]) in
+                guard state.rate != rate else { return ([], []) }
                 // A new rate: what is carried is at the old rate (dropped, less
-                // than 10 ms); a fresh detector learns the new stream's floor.
+                // than 10 ms); the frames the detector was still judging are
+                // decided at the old rate; a fresh detector learns the new stream's floor.
+                let decided = Self.drain(&state)
                 state.carry.removeAll()
                 state.rate = rate
                 state.detector = SpeechClassifier(rate: rate)
-                return []
+                return decided
             }
-            return outputs(for: pending) + [.event(event)]
+            for reading in pending.readings { postLevel(reading) }
+            return outputs(for: pending.actions) + [.event(event)]
         case .segment(let segment):
             // Output time is upstream's running time, so segments that restart
             // their timestamps (concat, playlists) stay one timeline: forward
@@ -321,8 +361,12 @@ public final class VADSegmenterElement: Filter {
             }
             return first ? [.event(Event.timeSegment(start: 0))] : []
         case .eos:
-            let actions = state.withLock { $0.segmenter.finish() }
-            return outputs(for: actions) + [.event(event)]
+            let drained = state.withLock { state in
+                let drained = Self.drain(&state)
+                return (actions: drained.actions + state.segmenter.finish(), readings: drained.readings)
+            }
+            for reading in drained.readings { postLevel(reading) }
+            return outputs(for: drained.actions) + [.event(event)]
         case .flushStop:
             let configuration = settings.withLock { $0.segmenter }
             state.withLock { state in

@@ -12,7 +12,7 @@ extension VADSegmenterElement {
             .init("mean-probability", .double, "Mean speech probability of its frames, 0 to 1"),
         ]),
         StructureDoc(.message, "parley/vad-level", when: "every level-interval-ms of audio, when that property is above 0", fields: [
-            .init("start", .uint64, "Stream time of the interval's first sample (ns)"),
+            .init("start", .uint64, "Stream time of the interval's first sample (ns); posted once the detector's lookahead after the interval has arrived"),
             .init("duration", .uint64, "Length of the interval (ns), a whole number of 10 ms frames"),
             .init("probability", .double, "Highest speech probability of the interval's frames, 0 to 1"),
             .init("level-db", .double, "RMS level of the interval in dBFS (-100 for digital silence)"),
@@ -20,7 +20,8 @@ extension VADSegmenterElement {
             .init("speaking", .boolean, "Whether a segment was open at the interval's end"),
         ]),
         SpeechDocs.latency(stage: "vad", when: "once per segment", figures: [
-            .init("eos-detection-ms", .double, "From the end of speech to the decision that the segment is over, in audio time"),
+            .init("eos-detection-ms", .double,
+                  "From the end of speech to the decision that the segment is over, in audio time (the detector's 30 ms lookahead included)"),
         ], queued: false),
         SpeechDocs.speechStart,
         SpeechDocs.speechEnd,
