@@ -91,6 +91,28 @@ import Testing
         #expect(levels.allSatisfy { (0...1).contains($0.probability) && $0.level >= -100 && $0.level <= 0 })
     }
 
+    /// A stream whose rate changes (concat of a 48 kHz and a 16 kHz clip):
+    /// the frames the detector still holds for its lookahead when the new
+    /// caps arrive are decided at the old rate, so every 10 ms frame of both
+    /// parts gets its level reading and none is lost at the change.
+    @Test func aRateChangeLosesNoFrameTheDetectorWasStillJudging() async throws {
+        let first = "/usr/share/sounds/alsa/Front_Center.wav", second = "/usr/share/sounds/alsa/Front_Left.wav"
+        let pipeline = try Pipeline(launch: """
+            concat name=c ! vadsegmenter level-interval-ms=10 ! fakesink
+            filesrc location=\(first) ! wavparse ! audioconvert ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! c.
+            filesrc location=\(second) ! wavparse ! audioconvert ! audioresample
+            ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! c.
+            """)
+        var starts: [Double] = []
+        try await pipeline.run { event in
+            if case .elementMessage(_, let s) = event, s.name == "parley/vad-level" { starts.append(seconds(s["start"]?.uint64)) }
+        }
+        // Both clips are 48 kHz: the second's frames are counted after resampling to 16 kHz.
+        let frames = try SpeechFixtures.samples(ofWAV: first).count / 480 + SpeechFixtures.samples(ofWAV: second).count / 3 / 160
+        #expect(abs(starts.count - frames) <= 1, "\(starts.count) readings for \(frames) frames")
+        #expect(zip(starts, starts.dropFirst()).allSatisfy { $1 > $0 }, "one timeline across the change")
+    }
+
     @Test func noLevelMessagesByDefault() async throws {
         let pipeline = try Pipeline(launch:
             "audiotestsrc num-buffers=50 ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! fakesink")
