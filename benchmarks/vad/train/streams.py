@@ -6,9 +6,11 @@ A constant chosen after training (a smoothing, a gate, a threshold) must be
 chosen on audio the test does not hold: vadbench stays the test. This runs
 the element's own decisions (`parley-bench vad-frames`, threshold 0.5 inside
 the segments it opened) over train.py's long streams, with the labels
-cached beside them, and prints frame F1 per condition and the end of speech
-(segment end - labelled end, ms, median / p95) over every utterance whose
-segment does not run into the next. Labelled runs under 700 ms apart count as
+cached beside them, and prints frame F1 per condition, the false alarms on
+the streams' non-speech sounds (share of their frames decided speech, as
+vadbench counts its distractors) and the end of speech (segment end -
+labelled end, ms, median / p95) over every utterance whose segment does not
+run into the next. Labelled runs under 700 ms apart count as
 one utterance, as a pause inside a sentence does in vadbench's clips.
 
 The streams are those of the cache train.py last wrote into --work: score a
@@ -40,7 +42,7 @@ def utterances(labels):
     return [(start / 100, end / 100) for start, end in zip(edges[::2], edges[1::2])]
 
 
-def score_stream(bench, wav, labels):
+def score_stream(bench, wav, labels, sounds):
     with tempfile.TemporaryDirectory() as folder:
         segments_path = os.path.join(folder, "segments.tsv")
         lines = subprocess.run([bench, "vad-frames", wav, "--segments", segments_path],
@@ -48,8 +50,9 @@ def score_stream(bench, wav, labels):
         segments = score.element_segments(segments_path)
     decided = score.element_decisions(lines).astype(bool)
     n = min(len(decided), len(labels))
-    decided, labels = decided[:n], labels[:n]
-    counts = np.array([np.sum(decided & labels), np.sum(decided & ~labels), np.sum(~decided & labels)])
+    decided, labels, sounds = decided[:n], labels[:n], sounds[:n]
+    counts = np.array([np.sum(decided & labels), np.sum(decided & ~labels), np.sum(~decided & labels),
+                       np.sum(decided & sounds), np.sum(sounds)])
     return counts, score.delays(segments, utterances(labels))[1]
 
 
@@ -62,7 +65,7 @@ def main():
     if not caches:
         sys.exit(f"no frames-*.npz in {arguments.work}: run train.py with --work {arguments.work} first")
     stored = np.load(caches[-1])
-    labels, lengths = stored["y"] > 0.5, stored["lengths"]
+    labels, sounds, lengths = stored["y"] > 0.5, stored["distractors"].astype(bool), stored["lengths"]
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     streams = len(glob.glob(os.path.join(arguments.work, f"stream*_{CONDITION_NAMES[0]}.wav")))
     jobs = [(condition, stream) for condition in range(len(CONDITION_NAMES)) for stream in range(streams)]
@@ -71,17 +74,19 @@ def main():
         condition, stream = job
         index = stream * len(CONDITION_NAMES) + condition
         wav = os.path.join(arguments.work, f"stream{stream}_{CONDITION_NAMES[condition]}.wav")
-        return condition, *score_stream(arguments.bench, wav, labels[offsets[index]:offsets[index + 1]])
+        frames = slice(offsets[index], offsets[index + 1])
+        return condition, *score_stream(arguments.bench, wav, labels[frames], sounds[frames])
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = list(pool.map(run, jobs))
-    totals, ends = np.zeros((len(CONDITION_NAMES), 3)), []
+    totals, ends = np.zeros((len(CONDITION_NAMES), 5)), []
     for condition, counts, stream_ends in results:
         totals[condition] += counts
         ends.extend(stream_ends)
     f1 = 2 * totals[:, 0] / np.maximum(1, 2 * totals[:, 0] + totals[:, 1] + totals[:, 2])
-    print(" ".join(f"{name} {value:.4f}" for name, value in zip(CONDITION_NAMES, f1)))
-    print(f"mean F1 {f1.mean():.4f}; end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms "
+    alarms = totals[:, 3] / np.maximum(1, totals[:, 4])
+    print(" ".join(f"{name} {value:.4f} ({alarm:.1%})" for name, value, alarm in zip(CONDITION_NAMES, f1, alarms)))
+    print(f"mean F1 {f1.mean():.4f}; false alarms {totals[:, 3].sum() / max(1, totals[:, 4].sum()):.2%} of the sounds' frames; end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms "
           f"over {len(ends)} utterances")
 
 

@@ -512,7 +512,9 @@ it whole at both (`parley-bench vad-frames` runs at the file's rate).
 Then the training streams (streams.py): mean F1 0.9639, 0.9641, 0.9637
 and 0.9628, within the spread of all ten seeds tried (0.9628-0.9641), and
 the end of speech 560 / 777, 560 / 800, 560 / 720 and 560 / 720: seed 9,
-the earliest p95 with the better F1, ships. On vadbench (reported, not
+the earliest p95 with the better F1, ships. Its false alarms on the
+streams' sounds are level with the others' too (0.67% of their frames;
+seeds 7, 8 and 11 0.68%, 0.80% and 0.69%, seed 3 0.61%). On vadbench (reported, not
 chosen on) seed 9 is ahead of Silero in eight conditions and 0.002 behind
 at white 10 dB; over draws.py's five draws its mean margins are +2.7 /
 -1.5 / +0.7 / +7.5 (white 20, 10, 5, 0 dB) and +5.2 / +3.1 / +4.9 / +8.2
