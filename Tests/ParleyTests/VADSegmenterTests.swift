@@ -58,6 +58,28 @@ import Testing
         }
     }
 
+    /// The word after a pause is heard from its vowel on: in "Front ...
+    /// Center" the "s" follows a fade to -100 dBFS and digital zeros, and
+    /// the loud "en" after it (0.93-1.07 s) is speech in every frame, not
+    /// taken for the tail of a noise burst (the noise floor's range,
+    /// `NoiseFloor`). At the clip's own 48 kHz and resampled to 16 kHz.
+    @Test(arguments: [48000, 16000])
+    func theVowelAfterAPauseIsSpeechInEveryFrame(rate: Int) async throws {
+        let pipeline = try Pipeline(launch: """
+            filesrc location=/usr/share/sounds/alsa/Front_Center.wav ! wavparse ! audioconvert ! audioresample
+            ! audio/x-raw,format=S16LE,channels=1,rate=\(rate) ! vadsegmenter level-interval-ms=10 ! fakesink
+            """)
+        var vowel: [(start: Double, probability: Double)] = []
+        try await pipeline.run { event in
+            if case .elementMessage(_, let s) = event, s.name == "parley/vad-level",
+               case let start = seconds(s["start"]?.uint64), (0.95..<1.05).contains(start) {
+                vowel.append((start, s["probability"]?.double ?? 0))
+            }
+        }
+        #expect(vowel.count == 10)
+        #expect(vowel.allSatisfy { $0.probability > 0.5 }, "\(rate) Hz: \(vowel)")
+    }
+
     /// The "listening" indicator the apps draw: a level every 100 ms, loud and
     /// speaking during each utterance, quiet and not speaking between them.
     @Test func levelMessagesFollowTheSpeechEveryInterval() async throws {
