@@ -214,13 +214,21 @@ import Testing
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let pipeline = try Pipeline(launch: "filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! fakesink")
         var latencies: [LatencyReport] = []
+        var segments: [SegmentEvent] = []
         try await pipeline.run { event in
             if case .latency(let report) = event { latencies.append(report) }
+            if case .segment(let segment) = event, segment.end != nil { segments.append(segment) }
         }
-        #expect(latencies.count == 3)
+        #expect(latencies.count == 3 && segments.count == 3)
         #expect(latencies.allSatisfy { $0.stage == "vad" })
+        let silence = zip(latencies, segments).map { report, segment in
+            (reported: report.figures["eos-detection-ms"] ?? 0, heard: (seconds(segment.end) - seconds(segment.speechEnd)) * 1000)
+        }
         // Segments closed by silence were decided silence-duration-ms after the
-        // speech ended; the last one is closed by EOS.
-        #expect(latencies.prefix(2).allSatisfy { ($0.figures["eos-detection-ms"] ?? 0) >= 490 })
+        // speech ended, and the detector's 30 ms lookahead later; the last one
+        // is closed by EOS, when the frames still waiting are decided at once.
+        #expect(silence.prefix(2).allSatisfy { abs($0.reported - $0.heard - 30) < 0.5 && $0.reported >= 520 }, "\(silence)")
+        #expect(segments.last?.reason == "eos")
+        #expect(silence.last.map { abs($0.reported - $0.heard) < 0.5 } == true, "\(silence)")
     }
 }

@@ -80,7 +80,9 @@ enum VADFrames {
         let lookahead = UInt64(SpeechClassifier.lookahead) * frameNs
         var decisions = [Bool](repeating: false, count: probabilities.count)
         var segments: [Segment] = []
-        func apply(_ actions: [SegmenterAction], now: UInt64) {
+        /// `now` is when the segmenter saw the frame; a decision waited the lookahead after
+        /// it, except at the file's end, where the frames still waiting are decided at once.
+        func apply(_ actions: [SegmenterAction], now: UInt64, lookahead: UInt64 = lookahead) {
             for action in actions {
                 switch action {
                 case .start(_, let pts): segments.append(Segment(start: pts, openedAt: now + lookahead))
@@ -99,7 +101,7 @@ enum VADFrames {
                               probability: probability, energy: 0)
             apply(segmenter.push(frame, pttActive: false), now: pts + frameNs)
         }
-        apply(segmenter.finish(), now: UInt64(probabilities.count) * frameNs)
+        apply(segmenter.finish(), now: UInt64(probabilities.count) * frameNs, lookahead: 0)
         return (decisions, segments)
     }
 }

@@ -309,8 +309,10 @@ public final class VADSegmenterElement: Filter {
                 // End-of-speech detection delay, in the audio's own time.
                 element.postElementMessage(Structure("parley/latency", [
                     ("segment-id", .uint64(id)), ("stage", .string("vad")),
-                    // The segment's end is decided once the detector's lookahead after it has arrived.
-                    ("eos-detection-ms", .double(Double(end > speechEnd ? end - speechEnd : 0) / 1e6 + Double(Self.lookaheadMs))),
+                    // The segment's end is decided once the detector's lookahead after it has
+                    // arrived; at EOS the frames still waiting are decided at once, with no wait.
+                    ("eos-detection-ms", .double(Double(end > speechEnd ? end - speechEnd : 0) / 1e6
+                        + (reason == .eos ? 0 : Double(Self.lookaheadMs)))),
                 ]))
             }
         }
