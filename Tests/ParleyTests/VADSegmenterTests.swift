@@ -1,4 +1,5 @@
 import Foundation
+import GstKit
 import Parley
 import ParleyCore
 import ParleyTestSupport
@@ -16,6 +17,24 @@ import Testing
             if case .segment(let segment) = event, segment.end != nil { found.append(segment) }
         }
         return found
+    }
+
+    /// The `parley/vad-level` messages of a pipeline, in order.
+    func levelReadings(_ description: String) async throws -> [Structure] {
+        let pipeline = try Pipeline(launch: description)
+        var readings: [Structure] = []
+        try await pipeline.run { event in
+            if case .elementMessage(_, let s) = event, s.name == "parley/vad-level" { readings.append(s) }
+        }
+        return readings
+    }
+
+    /// One of alsa-utils' voice clips (48 kHz, starting on its first word), as S16LE mono at `rate`.
+    func alsaClip(_ name: String, rate: Int) -> String {
+        """
+        filesrc location=/usr/share/sounds/alsa/\(name).wav ! wavparse ! audioconvert ! audioresample
+        ! audio/x-raw,format=S16LE,channels=1,rate=\(rate)
+        """
     }
 
     func seconds(_ time: UInt64?) -> Double { Double(time ?? 0) / 1e9 }
@@ -48,11 +67,7 @@ import Testing
     @Test(arguments: [48000, 16000])
     func aShortPhraseWithAPauseIsOneSegment(rate: Int) async throws {
         for name in ["Front_Center", "Front_Left", "Side_Left", "Rear_Right"] {
-            let path = "/usr/share/sounds/alsa/\(name).wav"
-            let found = try await segments("""
-                filesrc location=\(path) ! wavparse ! audioconvert ! audioresample
-                ! audio/x-raw,format=S16LE,channels=1,rate=\(rate) ! vadsegmenter ! fakesink
-                """)
+            let found = try await segments("\(alsaClip(name, rate: rate)) ! vadsegmenter ! fakesink")
             #expect(found.count == 1, "\(name) at \(rate) Hz: \(found)")
             #expect(seconds(found.first?.start) < 0.2, "\(name) starts on its first word")
         }
@@ -65,17 +80,9 @@ import Testing
     /// `NoiseFloor`). At the clip's own 48 kHz and resampled to 16 kHz.
     @Test(arguments: [48000, 16000])
     func theVowelAfterAPauseIsSpeechInEveryFrame(rate: Int) async throws {
-        let pipeline = try Pipeline(launch: """
-            filesrc location=/usr/share/sounds/alsa/Front_Center.wav ! wavparse ! audioconvert ! audioresample
-            ! audio/x-raw,format=S16LE,channels=1,rate=\(rate) ! vadsegmenter level-interval-ms=10 ! fakesink
-            """)
-        var vowel: [(start: Double, probability: Double)] = []
-        try await pipeline.run { event in
-            if case .elementMessage(_, let s) = event, s.name == "parley/vad-level",
-               case let start = seconds(s["start"]?.uint64), (0.95..<1.05).contains(start) {
-                vowel.append((start, s["probability"]?.double ?? 0))
-            }
-        }
+        let readings = try await levelReadings("\(alsaClip("Front_Center", rate: rate)) ! vadsegmenter level-interval-ms=10 ! fakesink")
+        let vowel = readings.map { (start: seconds($0["start"]?.uint64), probability: $0["probability"]?.double ?? 0) }
+            .filter { (0.95..<1.05).contains($0.start) }
         #expect(vowel.count == 10)
         #expect(vowel.allSatisfy { $0.probability > 0.5 }, "\(rate) Hz: \(vowel)")
     }
@@ -118,19 +125,13 @@ import Testing
     /// caps arrive are decided at the old rate, so every 10 ms frame of both
     /// parts gets its level reading and none is lost at the change.
     @Test func aRateChangeLosesNoFrameTheDetectorWasStillJudging() async throws {
-        let first = "/usr/share/sounds/alsa/Front_Center.wav", second = "/usr/share/sounds/alsa/Front_Left.wav"
-        let pipeline = try Pipeline(launch: """
+        let starts = try await levelReadings("""
             concat name=c ! vadsegmenter level-interval-ms=10 ! fakesink
-            filesrc location=\(first) ! wavparse ! audioconvert ! audio/x-raw,format=S16LE,channels=1,rate=48000 ! c.
-            filesrc location=\(second) ! wavparse ! audioconvert ! audioresample
-            ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! c.
-            """)
-        var starts: [Double] = []
-        try await pipeline.run { event in
-            if case .elementMessage(_, let s) = event, s.name == "parley/vad-level" { starts.append(seconds(s["start"]?.uint64)) }
-        }
+            \(alsaClip("Front_Center", rate: 48000)) ! c. \(alsaClip("Front_Left", rate: 16000)) ! c.
+            """).map { seconds($0["start"]?.uint64) }
         // Both clips are 48 kHz: the second's frames are counted after resampling to 16 kHz.
-        let frames = try SpeechFixtures.samples(ofWAV: first).count / 480 + SpeechFixtures.samples(ofWAV: second).count / 3 / 160
+        let clip = { (name: String) in try SpeechFixtures.samples(ofWAV: "/usr/share/sounds/alsa/\(name).wav").count }
+        let frames = try clip("Front_Center") / 480 + clip("Front_Left") / 3 / 160
         #expect(abs(starts.count - frames) <= 1, "\(starts.count) readings for \(frames) frames")
         #expect(zip(starts, starts.dropFirst()).allSatisfy { $1 > $0 }, "one timeline across the change")
     }

@@ -38,7 +38,7 @@ enum VADFrames {
                 if let decided = waiting.push(index, probability: detector.probability(of: $0)) { probabilities.append(decided.probability) }
                 index += 1
             }
-            probabilities += waiting.drain { detector.probabilityAfterSilence(samples: hop) }.map(\.probability)
+            probabilities += detector.decideWaiting(in: &waiting, frameSamples: hop).map(\.probability)
             times.append(threadCPUSeconds() - started)
         }
         let (rows, segments) = decide(samples, probabilities, hop: hop)

@@ -57,11 +57,13 @@ public struct SpeechClassifier: SpeechDetector {
         return 1 / (1 + exp(-smoothedLogit))
     }
 
-    /// The output after one more frame of digital silence: how the frames
-    /// still waiting at the end of a stream are decided (as if it went quiet).
-    public mutating func probabilityAfterSilence(samples: Int) -> Float {
-        let silence = [Int16](repeating: 0, count: samples)
-        return silence.withUnsafeBufferPointer { probability(of: $0) }
+    /// Decides the frames still waiting in `delay` as if the stream went quiet
+    /// after them (at its end, or before a new rate): each gets the output
+    /// after one more frame of digital silence, `frameSamples` long.
+    public mutating func decideWaiting<Pending>(in delay: inout DecisionDelay<Pending>, frameSamples: Int)
+        -> [(frame: Pending, probability: Float)] {
+        let silence = [Int16](repeating: 0, count: frameSamples)
+        return delay.drain { silence.withUnsafeBufferPointer { probability(of: $0) } }
     }
 
     /// Two activation buffers, swapped layer by layer, and the context

@@ -328,12 +328,11 @@ struct NoiseFloor {
 
     mutating func track(_ energies: UnsafeMutablePointer<Float>, memory: UnsafeMutablePointer<Float>) {
         let power = memory, smoothed = memory + bands, current = memory + 2 * bands, minima = memory + 3 * bands
-        var silent = true
-        for index in 0..<bands where energies[index] >= Self.digitalSilence { silent = false }
-        if silent { return }
-        frames += 1
         var strongest: Float = 0
         for index in 0..<bands { strongest = max(strongest, energies[index]) }
+        // Digital silence: every band under the threshold.
+        if strongest < Self.digitalSilence { return }
+        frames += 1
         loudest = max(loudest * Self.loudestFall, strongest)
         for index in 0..<bands {
             smoothed[index] = frames == 1 ? energies[index] : 0.8 * smoothed[index] + 0.2 * energies[index]

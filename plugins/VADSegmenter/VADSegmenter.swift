@@ -218,10 +218,7 @@ public final class VADSegmenterElement: Filter {
     /// the stream went quiet after them (at EOS, and before a new rate), with
     /// every level reading not yet posted: the caller posts them outside the lock.
     private static func drain(_ state: inout State) -> (actions: [SegmenterAction], readings: [LevelReading]) {
-        var waiting = state.waiting
-        let samples = state.rate / 100
-        let decided = waiting.drain { state.detector.probabilityAfterSilence(samples: samples) }
-        state.waiting = waiting
+        let decided = state.detector.decideWaiting(in: &state.waiting, frameSamples: state.rate / 100)
         let actions = decided.flatMap { decide(&state, $0.frame.frame, probability: $0.probability, pttActive: $0.frame.pttActive) }
         defer { state.readings.removeAll() }
         return (actions, state.readings)

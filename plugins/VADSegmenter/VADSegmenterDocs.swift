@@ -21,7 +21,7 @@ extension VADSegmenterElement {
         ]),
         SpeechDocs.latency(stage: "vad", when: "once per segment", figures: [
             .init("eos-detection-ms", .double,
-                  "From the end of speech to the decision that the segment is over, in audio time (the detector's 30 ms lookahead included, but for a segment closed by EOS)"),
+                  "From the end of speech to the decision that the segment is over, in audio time (the detector's \(lookaheadMs) ms lookahead included, but for a segment closed by EOS)"),
         ], queued: false),
         SpeechDocs.speechStart,
         SpeechDocs.speechEnd,

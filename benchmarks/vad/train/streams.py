@@ -86,8 +86,8 @@ def main():
     f1 = 2 * totals[:, 0] / np.maximum(1, 2 * totals[:, 0] + totals[:, 1] + totals[:, 2])
     alarms = totals[:, 3] / np.maximum(1, totals[:, 4])
     print(" ".join(f"{name} {value:.4f} ({alarm:.1%})" for name, value, alarm in zip(CONDITION_NAMES, f1, alarms)))
-    print(f"mean F1 {f1.mean():.4f}; false alarms {totals[:, 3].sum() / max(1, totals[:, 4].sum()):.2%} of the sounds' frames; end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms "
-          f"over {len(ends)} utterances")
+    print(f"mean F1 {f1.mean():.4f}; false alarms {totals[:, 3].sum() / max(1, totals[:, 4].sum()):.2%} of the sounds' frames; "
+          f"end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms over {len(ends)} utterances")
 
 
 if __name__ == "__main__":

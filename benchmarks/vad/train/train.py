@@ -544,7 +544,7 @@ The shipped model's monkeys (4% of the distractor frames in the clear) are
 gone, its onset p95 falls from 190 to 170 ms, and F1 moves by at most 0.002
 either way. Over draws.py's five draws seed 9 with the range has mean
 margins over Silero of +3.4 / -1.2 / -0.0 / +5.7 (white 20, 10, 5, 0 dB)
-and +5.4 / +3.6 / +5.2 / +9.2 (pink); its detector costs 58,030
+and +5.4 / +3.6 / +5.2 / +9.2 (pink); its detector costs 57,829
 instructions a frame (57,704 without the range).
 """
 import argparse
