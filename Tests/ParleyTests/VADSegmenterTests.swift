@@ -136,6 +136,33 @@ import Testing
         #expect(zip(starts, starts.dropFirst()).allSatisfy { $1 > $0 }, "one timeline across the change")
     }
 
+    /// In always (and ptt) mode the stream or the button cuts, not the
+    /// detector, so no frame waits for its lookahead: each level reading is
+    /// posted as its frame arrives, with the detector's latest output (the
+    /// one vad mode gives three frames later), and a cut's end-of-speech
+    /// figure adds no wait.
+    @Test func alwaysModeDoesNotWaitForTheDetectorsLookahead() async throws {
+        let probabilities = { (mode: String) in
+            try await self.levelReadings("\(self.alsaClip("Front_Center", rate: 16000)) ! vadsegmenter mode=\(mode) level-interval-ms=10 ! fakesink")
+                .map { $0["probability"]?.double ?? -1 }
+        }
+        let waited = try await probabilities("vad"), atOnce = try await probabilities("always")
+        #expect(waited.count == atOnce.count && waited.count > 100)
+        #expect(Array(atOnce.dropFirst(3)) == Array(waited.dropLast(3)), "always mode's readings are vad mode's, 30 ms sooner")
+        #expect(waited.contains { $0 > 0.5 }, "the clip is speech")
+
+        let pipeline = try Pipeline(launch: "\(alsaClip("Front_Center", rate: 16000)) ! vadsegmenter mode=always max-segment-ms=1000 ! fakesink")
+        var latencies: [Double] = [], segments: [SegmentEvent] = []
+        try await pipeline.run { event in
+            if case .latency(let report) = event { latencies.append(report.figures["eos-detection-ms"] ?? -1) }
+            if case .segment(let segment) = event, segment.end != nil { segments.append(segment) }
+        }
+        #expect(segments.map(\.reason) == ["max-duration", "eos"])
+        for (reported, segment) in zip(latencies, segments) {
+            #expect(abs(reported - (seconds(segment.end) - seconds(segment.speechEnd)) * 1000) < 0.5, "reported \(reported) ms for \(segment)")
+        }
+    }
+
     @Test func noLevelMessagesByDefault() async throws {
         let pipeline = try Pipeline(launch:
             "audiotestsrc num-buffers=50 ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! fakesink")

@@ -38,4 +38,18 @@ import Testing
         #expect(delay.push(0, probability: 0.8) == nil)
         #expect(delay.drain { 0.1 }.map(\.frame) == [0])
     }
+
+    @Test func aFrameThatNeedNotWaitGoesAtOnceAfterThoseStillWaiting() {
+        var delay = DecisionDelay<Int>(frames: 3)
+        _ = delay.push(0, probability: 0.1)
+        _ = delay.push(1, probability: 0.2)
+        // Waiting frames are not overtaken; all carry the latest output.
+        let released = delay.pushWithoutWaiting(2, probability: 0.6)
+        #expect(released.map(\.frame) == [0, 1, 2])
+        #expect(released.map(\.probability) == [0.6, 0.6, 0.6])
+        #expect(delay.isEmpty)
+        #expect(delay.pushWithoutWaiting(3, probability: 0.4).map(\.frame) == [3])
+        // Waiting again afterwards: the next frame waits its full lookahead.
+        #expect(delay.push(4, probability: 0.5) == nil)
+    }
 }

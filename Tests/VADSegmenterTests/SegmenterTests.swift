@@ -21,7 +21,7 @@ import Testing
 
     func ends(_ actions: [SegmenterAction]) -> [(start: UInt64, end: UInt64, speechEnd: UInt64, reason: SegmentEndReason)] {
         actions.compactMap {
-            if case .end(_, let start, let end, let speechEnd, let reason, _) = $0 { (start, end, speechEnd, reason) } else { nil }
+            if case .end(_, let start, let end, let speechEnd, let reason, _, _) = $0 { (start, end, speechEnd, reason) } else { nil }
         }
     }
 
@@ -56,6 +56,29 @@ import Testing
         #expect(found.last?.reason == .eos)
     }
 
+    /// A cut at max-segment-ms gives the frames after the cut to the next
+    /// segment, and their speech with them: the cut segment's speech end is
+    /// never after its end, and only its own frames make its mean probability.
+    @Test(arguments: [SegmentationMode.vad, .always])
+    func aCutSegmentsSpeechEndsWhereItWasCut(mode: SegmentationMode) {
+        var configuration = configuration
+        configuration.maxSegmentMs = 1000
+        configuration.mode = mode
+        var segmenter = Segmenter(configuration)
+        // Speech throughout, loud, but for one quiet pause at 0.80-0.81 s.
+        var all = frames(Array(repeating: 0.9, count: 150))
+        for index in all.indices { all[index].energy = index == 80 ? 1 : 1e6 }
+        all[80].probability = 0.1
+        let actions = all.flatMap { segmenter.push($0, pttActive: false) } + segmenter.finish()
+        let found = ends(actions)
+        #expect(found.map(\.reason) == [.maxDuration, .eos])
+        #expect(found[0].end == 810_000_000 && found[0].speechEnd == 800_000_000, "\(found)")
+        #expect(found[1].start == 810_000_000 && found[1].speechEnd == 1_500_000_000)
+        let means = actions.compactMap { if case .end(_, _, _, _, _, let mean, _) = $0 { mean } else { nil } }
+        // Frames 0-80 are the first segment's: 80 at 0.9 and the pause at 0.1.
+        #expect(abs(means[0] - (0.9 * 80 + 0.1) / 81) < 1e-4, "\(means)")
+    }
+
     @Test func pushToTalkSegmentsFollowTheButton() {
         var configuration = configuration
         configuration.mode = .ptt
@@ -84,6 +107,9 @@ import Testing
         actions += segmenter.finish()
         let found = ends(actions)
         #expect(found.map(\.reason) == [.modeChange, .pttRelease])
+        // Each end says which mode cut it: the VAD's segment ended by the switch away from it.
+        let modes = actions.compactMap { if case .end(_, _, _, _, _, _, let mode) = $0 { mode } else { nil } }
+        #expect(modes == [.vad, .ptt])
         #expect(found[0].start == 0 && found[0].end == 500_000_000)
         #expect(found[1].start == 1_000_000_000 && found[1].end == 1_500_000_000, "\(found)")
     }

@@ -88,7 +88,7 @@ enum VADFrames {
                 case .start(_, let pts): segments.append(Segment(start: pts, openedAt: now + lookahead))
                 case .audio(let frame, let id):
                     if id != nil, frame.probability >= configuration.threshold { decisions[Int(frame.pts / frameNs)] = true }
-                case .end(_, _, let end, let speechEnd, _, _):
+                case .end(_, _, let end, let speechEnd, _, _, _):
                     segments[segments.count - 1].end = end
                     segments[segments.count - 1].speechEnd = speechEnd
                     segments[segments.count - 1].closedAt = now + lookahead

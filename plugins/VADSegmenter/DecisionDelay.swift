@@ -27,6 +27,15 @@ public struct DecisionDelay<Pending> {
         return (waiting.removeFirst(), probability)
     }
 
+    /// Adds a frame that is not to wait (its own judgment is not needed, as
+    /// in push-to-talk): it goes at once, after any frames still waiting, so
+    /// order is kept. All get `probability`, the latest output: a judgment
+    /// about the oldest of them, `frames` older than the newest.
+    public mutating func pushWithoutWaiting(_ frame: Pending, probability: Float) -> [(frame: Pending, probability: Float)] {
+        waiting.append(frame)
+        return drain { probability }
+    }
+
     /// The frames still waiting, each with the next of `probabilities` (at
     /// the end of a stream: what the detector says over silence after it).
     /// `next` is called once per frame still waiting, oldest first.

@@ -55,7 +55,9 @@ public enum SegmenterAction: Sendable {
     case start(id: UInt64, pts: UInt64)
     /// Audio to pass on; `segment` is nil outside segments (drop-silence=false).
     case audio(Frame, segment: UInt64?)
-    case end(id: UInt64, start: UInt64, end: UInt64, speechEnd: UInt64, reason: SegmentEndReason, meanProbability: Float)
+    /// `mode` is the mode that cut it (for mode-change, the one switched from).
+    case end(id: UInt64, start: UInt64, end: UInt64, speechEnd: UInt64, reason: SegmentEndReason, meanProbability: Float,
+             mode: SegmentationMode)
 }
 
 /// The segmentation state machine, free of GStreamer so it can be reasoned
@@ -77,10 +79,20 @@ public struct Segmenter {
     struct Open {
         var id: UInt64
         var start: UInt64
+        /// Frames taken in, those held near max-segment-ms included.
         var frames = 0
         var silenceRun = 0
+        /// Over the frames that are the segment's for good: not those still
+        /// held, which a cut at max-segment-ms may give to the next segment.
         var lastSpeechEnd: UInt64
         var probabilitySum: Float = 0
+        var framesKept = 0
+
+        mutating func keep(_ frame: Frame, threshold: Float) {
+            framesKept += 1
+            probabilitySum += frame.probability
+            if frame.probability >= threshold { lastSpeechEnd = frame.end }
+        }
     }
 
     public init(_ configuration: SegmenterConfiguration) { self.configuration = configuration }
@@ -129,7 +141,7 @@ public struct Segmenter {
     private mutating func closeAll(reason: SegmentEndReason) -> [SegmenterAction] {
         var actions: [SegmenterAction] = []
         if open != nil {
-            for frame in held { actions.append(.audio(frame, segment: open?.id)) }
+            for frame in held { actions.append(keep(frame)) }
             let end = held.last?.end ?? open!.start
             held.removeAll()
             actions.append(contentsOf: close(at: max(end, lastEnd), reason: reason))
@@ -181,8 +193,7 @@ public struct Segmenter {
             // With drop-silence=false these frames were passed on already.
             if configuration.dropSilence { actions.append(.audio(frame, segment: open!.id)) }
             open!.frames += 1
-            open!.probabilitySum += frame.probability
-            if frame.probability >= configuration.threshold { open!.lastSpeechEnd = frame.end }
+            open!.keep(frame, threshold: configuration.threshold)
             lastEnd = frame.end
         }
         recent.removeAll()
@@ -201,24 +212,18 @@ public struct Segmenter {
         guard var segment = open else { return [] }
         var actions: [SegmenterAction] = []
         segment.frames += 1
-        segment.probabilitySum += frame.probability
-        if frame.probability >= configuration.threshold {
-            segment.silenceRun = 0
-            segment.lastSpeechEnd = frame.end
-        } else {
-            segment.silenceRun += 1
-        }
+        segment.silenceRun = frame.probability >= configuration.threshold ? 0 : segment.silenceRun + 1
         open = segment
         let maxFrames = max(1, frames(configuration.maxSegmentMs))
         let lookback = min(50, maxFrames / 4)  // up to 500 ms to find a pause in
         if segment.frames > maxFrames - lookback {
             held.append(frame)
         } else {
-            actions.append(.audio(frame, segment: segment.id))
+            actions.append(keep(frame))
             lastEnd = frame.end
         }
         if allowEnd && segment.silenceRun >= max(1, frames(configuration.silenceDurationMs)) {
-            for heldFrame in held { actions.append(.audio(heldFrame, segment: segment.id)) }
+            for heldFrame in held { actions.append(keep(heldFrame)) }
             let end = held.last?.end ?? frame.end
             held.removeAll()
             actions.append(contentsOf: close(at: end, reason: .silence))
@@ -227,7 +232,7 @@ public struct Segmenter {
         if segment.frames >= maxFrames {
             // Cut at the quietest held frame so no word is split.
             let quietest = held.indices.min { held[$0].energy < held[$1].energy } ?? 0
-            for heldFrame in held[...quietest] { actions.append(.audio(heldFrame, segment: segment.id)) }
+            for heldFrame in held[...quietest] { actions.append(keep(heldFrame)) }
             let cut = held[quietest].end
             let rest = Array(held[(quietest + 1)...])
             held.removeAll()
@@ -235,10 +240,8 @@ public struct Segmenter {
             if !rest.isEmpty || configuration.mode != .vad {
                 actions.append(begin(at: cut))
                 for restFrame in rest {
-                    actions.append(.audio(restFrame, segment: open!.id))
                     open!.frames += 1
-                    open!.probabilitySum += restFrame.probability
-                    if restFrame.probability >= configuration.threshold { open!.lastSpeechEnd = restFrame.end }
+                    actions.append(keep(restFrame))
                 }
                 lastEnd = rest.last?.end ?? cut
             }
@@ -246,11 +249,18 @@ public struct Segmenter {
         return actions
     }
 
+    /// A frame that is the open segment's for good: counted in its speech end
+    /// and mean probability, and passed on.
+    private mutating func keep(_ frame: Frame) -> SegmenterAction {
+        open!.keep(frame, threshold: configuration.threshold)
+        return .audio(frame, segment: open!.id)
+    }
+
     private mutating func close(at end: UInt64, reason: SegmentEndReason) -> [SegmenterAction] {
         guard let segment = open else { return [] }
         open = nil
-        let mean = segment.frames > 0 ? segment.probabilitySum / Float(segment.frames) : 0
+        let mean = segment.framesKept > 0 ? segment.probabilitySum / Float(segment.framesKept) : 0
         return [.end(id: segment.id, start: segment.start, end: end, speechEnd: segment.lastSpeechEnd,
-                     reason: reason, meanProbability: mean)]
+                     reason: reason, meanProbability: mean, mode: configuration.mode)]
     }
 }

@@ -26,7 +26,8 @@
 // from a click by the vowel after it. So each frame is decided 30 ms after it
 // arrives, and that wait is part of the latency the element reports and of
 // its end-of-speech figures. At EOS the frames still waiting are decided as
-// if silence followed. Figures against WebRTC VAD and Silero:
+// if silence followed. In ptt and always modes no frame waits: the button or
+// the stream cuts there, and a release is acted on at once. Figures against WebRTC VAD and Silero:
 // benchmarks/vad/results.md.
 import GstKit
 import ParleyCore
@@ -237,8 +238,18 @@ public final class VADSegmenterElement: Filter {
             let probability = frameSamples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
             let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
             let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: 0, energy: energy)
-            if let decided = state.waiting.push((frame, pttActive), probability: probability) {
-                actions += decide(&state, decided.frame.frame, probability: decided.probability, pttActive: decided.frame.pttActive)
+            if state.segmenter.configuration.mode == .vad {
+                if let decided = state.waiting.push((frame, pttActive), probability: probability) {
+                    actions += decide(&state, decided.frame.frame, probability: decided.probability, pttActive: decided.frame.pttActive)
+                }
+            } else {
+                // Push-to-talk and always cut where the button or the stream
+                // says, not the detector: no frame waits for its lookahead (a
+                // release is acted on at once). Level readings and
+                // mean-probability get the latest judgment, a lookahead older than the frame.
+                for decided in state.waiting.pushWithoutWaiting((frame, pttActive), probability: probability) {
+                    actions += decide(&state, decided.frame.frame, probability: decided.probability, pttActive: decided.frame.pttActive)
+                }
             }
             pts += duration
         }
@@ -291,7 +302,7 @@ public final class VADSegmenterElement: Filter {
                 flushRun()
                 Self.log.debug("segment \(id) starts at \(formatClockTime(pts))", object: element)
                 outputs.append(.event(SpeechBoundary.start(segmentID: id, pts: pts).event))
-            case .end(let id, let start, let end, let speechEnd, let reason, let mean):
+            case .end(let id, let start, let end, let speechEnd, let reason, let mean, let mode):
                 flushRun()
                 let decidedAt = MonotonicClock.nanoseconds()
                 outputs.append(.event(SpeechBoundary.end(segmentID: id, start: start, end: end, speechEnd: speechEnd,
@@ -306,10 +317,8 @@ public final class VADSegmenterElement: Filter {
                 // End-of-speech detection delay, in the audio's own time.
                 element.postElementMessage(Structure("parley/latency", [
                     ("segment-id", .uint64(id)), ("stage", .string("vad")),
-                    // The segment's end is decided once the detector's lookahead after it has
-                    // arrived; at EOS the frames still waiting are decided at once, with no wait.
                     ("eos-detection-ms", .double(Double(end > speechEnd ? end - speechEnd : 0) / 1e6
-                        + (reason == .eos ? 0 : Double(Self.lookaheadMs)))),
+                        + (Self.waitedForLookahead(mode: mode, reason: reason) ? Double(Self.lookaheadMs) : 0))),
                 ]))
             }
         }
@@ -317,12 +326,20 @@ public final class VADSegmenterElement: Filter {
         return outputs
     }
 
+    /// Whether a segment's end was decided only once the detector's lookahead
+    /// after it had arrived: in vad mode, but for EOS (the frames still
+    /// waiting are then decided at once); ptt and always do not wait.
+    static func waitedForLookahead(mode: SegmentationMode, reason: SegmentEndReason) -> Bool {
+        mode == .vad && reason != .eos
+    }
+
     /// A VAD feeding only the bus (its messages) is fine.
     public static let outputIsOptional = true
 
     /// The audio of a segment's start leaves only once min-speech-ms of
     /// speech confirmed it, prefix padding included, and each frame is
-    /// judged only once the detector's lookahead has arrived: that much latency.
+    /// judged only once the detector's lookahead has arrived: that much latency
+    /// (in vad mode; the most a `mode` switch while PLAYING may need).
     public var addedLatency: UInt64 {
         let configuration = settings.withLock { $0.segmenter }
         return UInt64(configuration.prefixPaddingMs + configuration.minSpeechMs + Self.lookaheadMs) * Gst.millisecond

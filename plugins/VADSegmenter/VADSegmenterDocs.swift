@@ -12,7 +12,7 @@ extension VADSegmenterElement {
             .init("mean-probability", .double, "Mean speech probability of its frames, 0 to 1"),
         ]),
         StructureDoc(.message, "parley/vad-level", when: "every level-interval-ms of audio, when that property is above 0", fields: [
-            .init("start", .uint64, "Stream time of the interval's first sample (ns); posted once the detector's lookahead after the interval has arrived"),
+            .init("start", .uint64, "Stream time of the interval's first sample (ns); in vad mode posted once the detector's lookahead after the interval has arrived (in ptt and always at once, with the detector's latest probability)"),
             .init("duration", .uint64, "Length of the interval (ns), a whole number of 10 ms frames"),
             .init("probability", .double, "Highest speech probability of the interval's frames, 0 to 1"),
             .init("level-db", .double, "RMS level of the interval in dBFS (-100 for digital silence)"),
@@ -21,7 +21,7 @@ extension VADSegmenterElement {
         ]),
         SpeechDocs.latency(stage: "vad", when: "once per segment", figures: [
             .init("eos-detection-ms", .double,
-                  "From the end of speech to the decision that the segment is over, in audio time (the detector's \(lookaheadMs) ms lookahead included, but for a segment closed by EOS)"),
+                  "From the end of speech to the decision that the segment is over, in audio time (in vad mode the detector's \(lookaheadMs) ms lookahead included, but for a segment closed by EOS; ptt and always do not wait for it)"),
         ], queued: false),
         SpeechDocs.speechStart,
         SpeechDocs.speechEnd,
