@@ -13,9 +13,12 @@ labelled end, ms, median / p95) over every utterance whose segment does not
 run into the next. Labelled runs under 700 ms apart count as
 one utterance, as a pause inside a sentence does in vadbench's clips.
 
-The streams are those of the cache train.py last wrote into --work: score a
-build on the frames it was trained on only to compare post-training constants,
-never two trainings' weights.
+The streams are those of the cache train.py last wrote into --work, so a
+build is scored on the frames it was trained on. That is sound for a
+constant chosen after training; between two trainings it favours the one
+that fits its data more closely. Seeds of one recipe (same data, same
+network) are still compared here, for want of held-out audio that is not
+vadbench, and train.py says so where it records the choice.
 """
 import argparse
 import glob
