@@ -13,12 +13,12 @@ import Foundation
 /// features and their probabilities averaged (an ensemble): on the training
 /// streams the pair's F1 is 0.002 over seed 9's alone (0.001 over seed 6's),
 /// with fewer false alarms and an earlier end of speech
-/// (benchmarks/vad/train/train.py, "Two seeds"). About 12 k multiply-adds a frame per member (6.3 k in the frame
-/// network, 5.5 k in the context network), sixteen outputs at a time
-/// (`DenseNetwork`). Each member's context logit is smoothed
-/// unevenly: a rise is followed quickly, so the first syllable is not cut;
-/// a fall more slowly, so a dip inside a word does not end the speech. The
-/// hold on a fall, 0.5, was chosen on the training streams, not on vadbench,
+/// (benchmarks/vad/train/train.py, "Two seeds"). About 12 k multiply-adds a
+/// frame per member (6.3 k in the frame network, 5.5 k in the context
+/// network), sixteen outputs at a time (`DenseNetwork`). Each member's
+/// context logit is smoothed unevenly: a rise is followed quickly, so the
+/// first syllable is not cut; a fall more slowly, so a dip inside a word
+/// does not end the speech. The hold on a fall, 0.5, was chosen on the training streams, not on vadbench,
 /// for the pair, as for one seed before it: of the holds whose end of speech
 /// there is earliest (550 / 700 ms for 0.4 to 0.5), the one with the best F1.
 /// 0.6 ends 10 ms later at the median, with F1 0.0003 higher and false

@@ -26,9 +26,9 @@
 // from a click by the vowel after it. So each frame is decided 30 ms after it
 // arrives, and that wait is part of the latency the element reports and of
 // its end-of-speech figures. At EOS the frames still waiting are decided as
-// if silence followed. In ptt and always modes no frame waits: the button or
-// the stream cuts there, and a release is acted on at once. Figures against WebRTC VAD and Silero:
-// benchmarks/vad/results.md.
+// if silence followed. In ptt and always modes no frame waits: the button
+// or the stream cuts there, and a release is acted on at once. Figures
+// against WebRTC VAD and Silero: benchmarks/vad/results.md.
 import GstKit
 import ParleyCore
 import ParleySpeech
@@ -238,18 +238,15 @@ public final class VADSegmenterElement: Filter {
             let probability = frameSamples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
             let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
             let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: 0, energy: energy)
-            if state.segmenter.configuration.mode == .vad {
-                if let decided = state.waiting.push((frame, pttActive), probability: probability) {
-                    actions += decide(&state, decided.frame.frame, probability: decided.probability, pttActive: decided.frame.pttActive)
-                }
-            } else {
-                // Push-to-talk and always cut where the button or the stream
-                // says, not the detector: no frame waits for its lookahead (a
-                // release is acted on at once). Level readings and
-                // mean-probability get the latest judgment, a lookahead older than the frame.
-                for decided in state.waiting.pushWithoutWaiting((frame, pttActive), probability: probability) {
-                    actions += decide(&state, decided.frame.frame, probability: decided.probability, pttActive: decided.frame.pttActive)
-                }
+            // Push-to-talk and always cut where the button or the stream says,
+            // not the detector: no frame waits for its lookahead (a release is
+            // acted on at once). Level readings and mean-probability then get
+            // the latest judgment, a lookahead older than the frame.
+            let decided = state.segmenter.configuration.mode == .vad
+                ? state.waiting.push((frame, pttActive), probability: probability).map { [$0] } ?? []
+                : state.waiting.pushWithoutWaiting((frame, pttActive), probability: probability)
+            for pair in decided {
+                actions += decide(&state, pair.frame.frame, probability: pair.probability, pttActive: pair.frame.pttActive)
             }
             pts += duration
         }
