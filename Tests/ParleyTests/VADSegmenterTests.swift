@@ -11,12 +11,18 @@ import Testing
     let scratch = TestSupport.temporaryFolder()
 
     func segments(_ description: String) async throws -> [SegmentEvent] {
+        try await segmentsWithLatency(description).segments
+    }
+
+    /// The segments a pipeline closed and the latency reports, in order.
+    func segmentsWithLatency(_ description: String) async throws -> (segments: [SegmentEvent], latencies: [LatencyReport]) {
         let pipeline = try Pipeline(launch: description)
-        var found: [SegmentEvent] = []
+        var segments: [SegmentEvent] = [], latencies: [LatencyReport] = []
         try await pipeline.run { event in
-            if case .segment(let segment) = event, segment.end != nil { found.append(segment) }
+            if case .latency(let report) = event { latencies.append(report) }
+            if case .segment(let segment) = event, segment.end != nil { segments.append(segment) }
         }
-        return found
+        return (segments, latencies)
     }
 
     /// The `parley/vad-level` messages of a pipeline, in order.
@@ -151,12 +157,9 @@ import Testing
         #expect(Array(atOnce.dropFirst(3)) == Array(waited.dropLast(3)), "always mode's readings are vad mode's, 30 ms sooner")
         #expect(waited.contains { $0 > 0.5 }, "the clip is speech")
 
-        let pipeline = try Pipeline(launch: "\(alsaClip("Front_Center", rate: 16000)) ! vadsegmenter mode=always max-segment-ms=1000 ! fakesink")
-        var latencies: [Double] = [], segments: [SegmentEvent] = []
-        try await pipeline.run { event in
-            if case .latency(let report) = event { latencies.append(report.figures["eos-detection-ms"] ?? -1) }
-            if case .segment(let segment) = event, segment.end != nil { segments.append(segment) }
-        }
+        let (segments, reports) = try await segmentsWithLatency(
+            "\(alsaClip("Front_Center", rate: 16000)) ! vadsegmenter mode=always max-segment-ms=1000 ! fakesink")
+        let latencies = reports.map { $0.figures["eos-detection-ms"] ?? -1 }
         #expect(segments.map(\.reason) == ["max-duration", "eos"])
         for (reported, segment) in zip(latencies, segments) {
             #expect(abs(reported - (seconds(segment.end) - seconds(segment.speechEnd)) * 1000) < 0.5, "reported \(reported) ms for \(segment)")
@@ -240,13 +243,7 @@ import Testing
 
     @Test func segmentsArriveAsTypedEventsWithLatency() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
-        let pipeline = try Pipeline(launch: "filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! fakesink")
-        var latencies: [LatencyReport] = []
-        var segments: [SegmentEvent] = []
-        try await pipeline.run { event in
-            if case .latency(let report) = event { latencies.append(report) }
-            if case .segment(let segment) = event, segment.end != nil { segments.append(segment) }
-        }
+        let (segments, latencies) = try await segmentsWithLatency("filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! fakesink")
         #expect(latencies.count == 3 && segments.count == 3)
         #expect(latencies.allSatisfy { $0.stage == "vad" })
         let silence = zip(latencies, segments).map { report, segment in

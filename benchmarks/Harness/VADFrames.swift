@@ -31,12 +31,11 @@ enum VADFrames {
             var detector = SpeechClassifier(rate: rate)
             probabilities.removeAll(keepingCapacity: true)
             probabilities.reserveCapacity(samples.count / hop)
-            var waiting = DecisionDelay<Int>(frames: SpeechClassifier.lookahead)
+            // Frames come in order and only their outputs are kept: nothing to hold but their places.
+            var waiting = DecisionDelay<Void>(frames: SpeechClassifier.lookahead)
             let started = threadCPUSeconds()
-            var index = 0
             forEachFrame(of: samples, hop: hop) {
-                if let decided = waiting.push(index, probability: detector.probability(of: $0)) { probabilities.append(decided.probability) }
-                index += 1
+                if let decided = waiting.push((), probability: detector.probability(of: $0)) { probabilities.append(decided.probability) }
             }
             probabilities += detector.decideWaiting(in: &waiting, frameSamples: hop).map(\.probability)
             times.append(threadCPUSeconds() - started)
@@ -77,21 +76,22 @@ enum VADFrames {
         let configuration = VADSegmenterElement.defaultConfiguration
         var segmenter = Segmenter(configuration)
         let frameNs: UInt64 = 10_000_000
-        let lookahead = UInt64(SpeechClassifier.lookahead) * frameNs
+        let lookahead = UInt64(VADSegmenterElement.lookaheadMs) * 1_000_000
         var decisions = [Bool](repeating: false, count: probabilities.count)
         var segments: [Segment] = []
         /// `now` is when the segmenter saw the frame; a decision waited the lookahead after
-        /// it, except at the file's end, where the frames still waiting are decided at once.
-        func apply(_ actions: [SegmenterAction], now: UInt64, lookahead: UInt64 = lookahead) {
+        /// it, as the element counts it (not at the file's end, where the frames still waiting are decided at once).
+        func apply(_ actions: [SegmenterAction], now: UInt64) {
             for action in actions {
                 switch action {
                 case .start(_, let pts): segments.append(Segment(start: pts, openedAt: now + lookahead))
                 case .audio(let frame, let id):
                     if id != nil, frame.probability >= configuration.threshold { decisions[Int(frame.pts / frameNs)] = true }
-                case .end(_, _, let end, let speechEnd, _, _, _):
+                case .end(_, _, let end, let speechEnd, let reason, _, let mode):
                     segments[segments.count - 1].end = end
                     segments[segments.count - 1].speechEnd = speechEnd
-                    segments[segments.count - 1].closedAt = now + lookahead
+                    segments[segments.count - 1].closedAt = now
+                        + (VADSegmenterElement.waitedForLookahead(mode: mode, reason: reason) ? lookahead : 0)
                 }
             }
         }
@@ -101,7 +101,7 @@ enum VADFrames {
                               probability: probability, energy: 0)
             apply(segmenter.push(frame, pttActive: false), now: pts + frameNs)
         }
-        apply(segmenter.finish(), now: UInt64(probabilities.count) * frameNs, lookahead: 0)
+        apply(segmenter.finish(), now: UInt64(probabilities.count) * frameNs)
         return (decisions, segments)
     }
 }

@@ -84,7 +84,7 @@ case "vad-frames":
     }
     if let seconds { FileHandle.standardError.write(Data("seconds \(seconds)\n".utf8)) }
     // How late each decision is made: score.py's contract segmenter counts it too.
-    FileHandle.standardError.write(Data("lookahead-ms \(SpeechClassifier.lookahead * 10)\n".utf8))
+    FileHandle.standardError.write(Data("lookahead-ms \(VADSegmenterElement.lookaheadMs)\n".utf8))
 case "vad-cost":
     // parley-bench vad-cost FILE.wav [--passes N] [--features-only]: detector
     // passes and nothing else, run under callgrind by benchmarks/vad/instructions.

@@ -182,6 +182,8 @@ def main():
             stderr = dict(line.split(None, 1) for line in f.read().splitlines() if line.strip())
         parley_cpu, lookahead_s = float(stderr["seconds"]), float(stderr.get("lookahead-ms", 0)) / 1000
         candidates = {"Parley (vadsegmenter)": (parley, FRAME, parley_cpu)}
+        # Utterances ending where their sound does (the clean condition only: noise masks the tail).
+        heard = [(on, end) for (on, _), end in zip(utterances, audible_ends(samples, utterances))] if condition == "clean" else None
         if not args.parley_only:
             for mode in (0, 2, 3):
                 candidates[f"WebRTC mode {mode}, 30 ms"] = webrtc(samples, mode)
@@ -191,13 +193,12 @@ def main():
             p, r, f1, fa = scores(labels, hypothesis, regions)
             rows.setdefault(name, {})[condition] = (p, r, f1, fa, seconds / cpu)
             late = lookahead_s if name.startswith("Parley") else 0.0
-            onsets, ends = delays(contract_segments(hypothesis, decided_after_s=late), utterances)
+            segments = contract_segments(hypothesis, decided_after_s=late)
+            onsets, ends = delays(segments, utterances)
             timing.setdefault(name, ([], []))[0].extend(onsets)
             timing[name][1].extend(ends)
-            if condition == "clean":
-                heard = [(on, end) for (on, _), end in zip(utterances, audible_ends(samples, utterances))]
-                segments = contract_segments(hypothesis, decided_after_s=late)
-                audible[name] = (delays(segments, utterances)[1], delays(segments, heard)[1])
+            if heard:
+                audible[name] = (ends, delays(segments, heard)[1])
             if k == 0 and name.startswith("Parley"):
                 check_against_contract(args.vadbench, labels, hypothesis, (p, r, f1))
 
@@ -205,7 +206,7 @@ def main():
     if args.instructions:
         with open(args.instructions) as f:
             counts = dict(line.rsplit("\t", 1) for line in f.read().splitlines() if "\t" in line)
-    write_table(rows, args.conditions, args.output, timing, element, counts, audible)
+    write_table(rows, args.conditions, args.output, timing, element, lookahead_s, counts, audible)
     if args.plot:
         write_plot(rows, args.conditions, args.plot)
 
@@ -223,7 +224,7 @@ def check_against_contract(vadbench, labels, hypothesis, ours):
     print(f"scoring matches scripts/common.py: P/R/F1 {np.round(theirs, 4)}", file=sys.stderr)
 
 
-def write_table(rows, conditions, path, timing, element, counts=None, audible=None):
+def write_table(rows, conditions, path, timing, element, lookahead_s, counts=None, audible=None):
     lines = [
         "# VAD benchmark",
         "",
@@ -251,7 +252,7 @@ def write_table(rows, conditions, path, timing, element, counts=None, audible=No
         "decision that it closed (so 500 is an exact detection). Every VAD's decisions",
         "go through the contract's common segmenter (opens on the first speech frame);",
         "the last row is vadsegmenter's own segments, which open only after",
-        "min-speech-ms (200) of speech. Parley decides each frame once the 30 ms",
+        f"min-speech-ms (200) of speech. Parley decides each frame once the {lookahead_s * 1000:.0f} ms",
         "after it have arrived (its detector's lookahead): its times count that wait.",
         "",
         "| VAD | onset median | onset p95 | end of speech median | end of speech p95 |",

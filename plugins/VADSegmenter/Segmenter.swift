@@ -209,27 +209,27 @@ public struct Segmenter {
     }
 
     private mutating func continueSegment(_ frame: Frame, allowEnd: Bool) -> [SegmenterAction] {
-        guard var segment = open else { return [] }
+        guard open != nil else { return [] }
         var actions: [SegmenterAction] = []
-        segment.frames += 1
-        segment.silenceRun = frame.probability >= configuration.threshold ? 0 : segment.silenceRun + 1
-        open = segment
+        open!.frames += 1
+        open!.silenceRun = frame.probability >= configuration.threshold ? 0 : open!.silenceRun + 1
+        let (taken, silenceRun) = (open!.frames, open!.silenceRun)
         let maxFrames = max(1, frames(configuration.maxSegmentMs))
         let lookback = min(50, maxFrames / 4)  // up to 500 ms to find a pause in
-        if segment.frames > maxFrames - lookback {
+        if taken > maxFrames - lookback {
             held.append(frame)
         } else {
             actions.append(keep(frame))
             lastEnd = frame.end
         }
-        if allowEnd && segment.silenceRun >= max(1, frames(configuration.silenceDurationMs)) {
+        if allowEnd && silenceRun >= max(1, frames(configuration.silenceDurationMs)) {
             for heldFrame in held { actions.append(keep(heldFrame)) }
             let end = held.last?.end ?? frame.end
             held.removeAll()
             actions.append(contentsOf: close(at: end, reason: .silence))
             return actions
         }
-        if segment.frames >= maxFrames {
+        if taken >= maxFrames {
             // Cut at the quietest held frame so no word is split.
             let quietest = held.indices.min { held[$0].energy < held[$1].energy } ?? 0
             for heldFrame in held[...quietest] { actions.append(keep(heldFrame)) }

@@ -18,11 +18,12 @@ import Foundation
 /// network), sixteen outputs at a time (`DenseNetwork`). Each member's
 /// context logit is smoothed unevenly: a rise is followed quickly, so the
 /// first syllable is not cut; a fall more slowly, so a dip inside a word
-/// does not end the speech. The hold on a fall, 0.5, was chosen on the training streams, not on vadbench,
-/// for the pair, as for one seed before it: of the holds whose end of speech
-/// there is earliest (550 / 700 ms for 0.4 to 0.5), the one with the best F1.
-/// 0.6 ends 10 ms later at the median, with F1 0.0003 higher and false
-/// alarms 0.65% against 0.60% (benchmarks/vad/train/train.py, "Two seeds").
+/// does not end the speech. The hold on a fall, 0.5, was chosen on the
+/// training streams, not on vadbench, for the pair, as for one seed before
+/// it: of the holds whose end of speech there is earliest (550 / 700 ms for
+/// 0.4 to 0.5), the one with the best F1. 0.6 ends 10 ms later at the
+/// median, with F1 0.0003 higher and false alarms 0.65% against 0.60%
+/// (benchmarks/vad/train/train.py, "Two seeds").
 ///
 /// Each output is about an earlier frame: the networks were trained to judge
 /// frame t − `lookahead` with the frames after it in hand (a weak first

@@ -118,7 +118,7 @@ public final class VADSegmenterElement: Filter {
         var sentSegment = false
         /// Present while level-interval-ms is above 0.
         var levels: LevelMeter?
-        /// Readings made by the last buffer's frames, posted outside the lock.
+        /// Readings made by the frames just decided, posted outside the lock (`decided`).
         var readings: [LevelReading] = []
     }
 
@@ -172,7 +172,7 @@ public final class VADSegmenterElement: Filter {
     public func transform(_ buffer: Buffer) -> [Output] {
         let current = settings.withLock { $0 }
         let samples = buffer.int16Samples
-        let (actions, readings) = state.withLock { state -> ([SegmenterAction], [LevelReading]) in
+        return decided { state in
             // Settings that may change while PLAYING apply from the next frame.
             state.segmenter.configuration.threshold = current.segmenter.threshold
             state.segmenter.configuration.silenceDurationMs = current.segmenter.silenceDurationMs
@@ -185,7 +185,16 @@ public final class VADSegmenterElement: Filter {
             let runningTime = state.segment.runningTime(of: buffer.pts)
             if runningTime != Gst.clockTimeNone && state.carry.isEmpty { state.carryPTS = runningTime }
             else if state.carry.isEmpty { state.carryPTS = state.nextPTS }
-            let actions = switched + Self.frames(&state, adding: samples, pttActive: current.pttActive)
+            return switched + Self.frames(&state, adding: samples, pttActive: current.pttActive)
+        }
+    }
+
+    /// Runs `body` on the state under its lock, then posts the level readings
+    /// its frames made (outside the lock) and turns what the segmenter decided
+    /// into outputs.
+    private func decided(_ body: (inout State) -> [SegmenterAction]) -> [Output] {
+        let (actions, readings) = state.withLock { state in
+            let actions = body(&state)
             defer { state.readings.removeAll() }
             return (actions, state.readings)
         }
@@ -216,13 +225,10 @@ public final class VADSegmenterElement: Filter {
     }
 
     /// The frames still waiting for the detector's lookahead, decided as if
-    /// the stream went quiet after them (at EOS, and before a new rate), with
-    /// every level reading not yet posted: the caller posts them outside the lock.
-    private static func drain(_ state: inout State) -> (actions: [SegmenterAction], readings: [LevelReading]) {
+    /// the stream went quiet after them (at EOS, and before a new rate).
+    private static func drain(_ state: inout State) -> [SegmenterAction] {
         let decided = state.detector.decideWaiting(in: &state.waiting, frameSamples: state.rate / 100)
-        let actions = decided.flatMap { decide(&state, $0.frame.frame, probability: $0.probability, pttActive: $0.frame.pttActive) }
-        defer { state.readings.removeAll() }
-        return (actions, state.readings)
+        return decided.flatMap { decide(&state, $0.frame.frame, probability: $0.probability, pttActive: $0.frame.pttActive) }
     }
 
     /// Cuts the samples into 10 ms frames and runs them through the detector
@@ -326,7 +332,7 @@ public final class VADSegmenterElement: Filter {
     /// Whether a segment's end was decided only once the detector's lookahead
     /// after it had arrived: in vad mode, but for EOS (the frames still
     /// waiting are then decided at once); ptt and always do not wait.
-    static func waitedForLookahead(mode: SegmentationMode, reason: SegmentEndReason) -> Bool {
+    public static func waitedForLookahead(mode: SegmentationMode, reason: SegmentEndReason) -> Bool {
         mode == .vad && reason != .eos
     }
 
@@ -350,19 +356,18 @@ public final class VADSegmenterElement: Filter {
         case .caps(let caps):
             guard let format = AudioFormat(caps: caps) else { return [.event(event)] }
             let rate = format.rate
-            let pending = state.withLock { state -> (actions: [SegmenterAction], readings: [LevelReading]) in
-                guard state.rate != rate else { return ([], []) }
+            let pending = decided { state in
+                guard state.rate != rate else { return [] }
                 // A new rate: what is carried is at the old rate (dropped, less
                 // than 10 ms); the frames the detector was still judging are
                 // decided at the old rate; a fresh detector learns the new stream's floor.
-                let decided = Self.drain(&state)
+                let waited = Self.drain(&state)
                 state.carry.removeAll()
                 state.rate = rate
                 state.detector = SpeechClassifier(rate: rate)
-                return decided
+                return waited
             }
-            for reading in pending.readings { postLevel(reading) }
-            return outputs(for: pending.actions) + [.event(event)]
+            return pending + [.event(event)]
         case .segment(let segment):
             // Output time is upstream's running time, so segments that restart
             // their timestamps (concat, playlists) stay one timeline: forward
@@ -374,12 +379,7 @@ public final class VADSegmenterElement: Filter {
             }
             return first ? [.event(Event.timeSegment(start: 0))] : []
         case .eos:
-            let drained = state.withLock { state in
-                let drained = Self.drain(&state)
-                return (actions: drained.actions + state.segmenter.finish(), readings: drained.readings)
-            }
-            for reading in drained.readings { postLevel(reading) }
-            return outputs(for: drained.actions) + [.event(event)]
+            return decided { state in Self.drain(&state) + state.segmenter.finish() } + [.event(event)]
         case .flushStop:
             let configuration = settings.withLock { $0.segmenter }
             state.withLock { state in

@@ -1157,6 +1157,17 @@ def swift_array(values):
     return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
 
 
+def layer_lines(network, weights, biases, indent="    "):
+    """A dense network's layers as Swift constants named `weights`N and
+    `biases`N: weights row-major by output unit (the inner loop of inference
+    runs over inputs), then the biases."""
+    lines = []
+    for index, (w, b) in enumerate(zip(network.weights, network.biases)):
+        lines.append(f"{indent}static let {weights}{index}: [Float] = {swift_array(w.T)}")
+        lines.append(f"{indent}static let {biases}{index}: [Float] = {swift_array(b)}")
+    return lines
+
+
 def make_frames(arguments, rng, count):
     """Training streams laid out, mixed into every condition, and featurised by the Swift front end."""
     speech = speech_clips(rng, per_voice=150, wideband=arguments.wideband)
@@ -1368,10 +1379,7 @@ def main():
                              ("outputWeights", model.wo.T), ("outputBias", model.bo)]:
             lines.append(f"    static let {name}: [Float] = {swift_array(values)}")
     elif arguments.model == "mlp":
-        for index, (w, b) in enumerate(zip(members[0]["model"].weights, members[0]["model"].biases)):
-            # Row-major by output unit: the inner loop of inference runs over inputs.
-            lines.append(f"    static let weights{index}: [Float] = {swift_array(w.T)}")
-            lines.append(f"    static let biases{index}: [Float] = {swift_array(b)}")
+        lines += layer_lines(members[0]["model"], "weights", "biases")
     else:
         # One namespace per seed; the detector runs each member and averages their probabilities.
         lines.append(f"    static let contextWindows: [ClosedRange<Int>] = [{', '.join(f'{near}...{far}' for near, far in arguments.context_windows)}]")
@@ -1381,15 +1389,10 @@ def main():
         for seed, member in zip(arguments.model_seed, members):
             frame, stage = member["model"], member["stage"]
             lines.append(f"    enum Seed{seed} {{")
-            for index, (w, b) in enumerate(zip(frame.weights, frame.biases)):
-                # Row-major by output unit: the inner loop of inference runs over inputs.
-                lines.append(f"        static let weights{index}: [Float] = {swift_array(w.T)}")
-                lines.append(f"        static let biases{index}: [Float] = {swift_array(b)}")
+            lines += layer_lines(frame, "weights", "biases", indent="        ")
             lines.append(f"        static let contextMean: [Float] = {swift_array(member['context_mean'])}")
             lines.append(f"        static let contextScale: [Float] = {swift_array(1 / member['context_scale'])}")
-            for index, (w, b) in enumerate(zip(stage.weights, stage.biases)):
-                lines.append(f"        static let contextWeights{index}: [Float] = {swift_array(w.T)}")
-                lines.append(f"        static let contextBiases{index}: [Float] = {swift_array(b)}")
+            lines += layer_lines(stage, "contextWeights", "contextBiases", indent="        ")
             frame_layers = ", ".join(f"(weights{index}, biases{index})" for index in range(len(frame.weights)))
             context_pairs = ", ".join(f"(contextWeights{index}, contextBiases{index})" for index in range(len(stage.weights)))
             lines.append(f"        static let member = ClassifierMember(frame: [{frame_layers}], contextMean: contextMean, "
