@@ -51,7 +51,7 @@ STAMPS = "usr/share/tuxpaint/stamps"
 CODEC2 = "usr/share/codec2/raw"
 # Description languages with enough recordings (file name suffix; "" is English).
 LANGUAGES = ["", "fr", "ru", "ro", "ca", "bg", "es", "be", "el", "da", "lt", "nl"]
-PER_LANGUAGE = 10
+PER_LANGUAGE = 15
 # codec2's recordings of people talking (the rest are modem signals and tones).
 CODEC2_TALKERS = ["hts1a", "hts2a", "kristoff", "mmt1", "morig", "forig", "big_dog", "cross", "vk5qi", "cq_ref"]
 # Sound effects with a human voice in them, left out of the non-speech.
@@ -59,7 +59,7 @@ VOICED_SOUNDS = {"giggle", "areyousure", "youcannot", "tuxok", "happy", "sad", "
                  "final-roll-call", "xing_school", "xing_ped", "ghost", "santahat",
                  "apollo_lander"}  # Armstrong on the Moon
 SOUND_FOLDERS = ["animals", "hobbies/music", "household", "space", "seasonal/newyears", "vehicles", "food"]
-SOUNDS = 40
+SOUNDS = 100
 SPEECH_DBFS, SOUND_DBFS = -26.0, -30.0
 GAPS_S = [0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0]
 CONDITIONS = ["clean"] + [f"{colour}_{snr}dB" for colour in ("white", "pink") for snr in (20, 10, 5, 0)]
@@ -182,6 +182,15 @@ def build(root, out):
     return len(utterances), len(items) - len(utterances), len(clean) / RATE
 
 
+def error_frames(labels, hypothesis, regions):
+    """Speech frames found and missed, and non-speech frames decided speech
+    in the gaps (region 0), in a clip's margins and pauses (1) and in the sounds (2)."""
+    speech, decided = labels.astype(bool), hypothesis.astype(bool)
+    false = decided & ~speech
+    return (int(np.sum(decided & speech)), int(np.sum(~decided & speech)),
+            *(int(np.sum(false & (regions == region))) for region in (0, 1, 2)))
+
+
 def parley(bench, wav):
     """The element's decisions per 10 ms frame, its segments, and how late each decision is made (s)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -222,7 +231,7 @@ def main():
             hypothesis, late = score.on_grid(decisions, chunk, len(labels)), 0.0
         _, _, f1, alarms = score.scores(labels, hypothesis, regions)
         onsets, ends = score.delays(score.contract_segments(hypothesis, hangover_s=SILENCE_S, decided_after_s=late), utterances)
-        return job, (f1, alarms, onsets, ends)
+        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions))
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = dict(pool.map(run, jobs))
@@ -237,12 +246,18 @@ def main():
     for name in [*builds, "Silero v5"]:
         cells, onsets, ends = [], [], []
         for condition in CONDITIONS:
-            f1, alarms, onset, end = results[(name, condition)]
+            f1, alarms, onset, end, _ = results[(name, condition)]
             cells.append(f"{f1:.3f}" + (f" ({alarms:.0%})" if alarms >= 0.005 else ""))
             onsets.extend(onset)
             ends.extend(end)
         print(f"| {name} | " + " | ".join(cells) + f" | {np.median(onsets):.0f} / {np.percentile(onsets, 95):.0f}"
               f" | {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} |")
+    print("\nWhere the errors are, in 10 ms frames (clean condition): speech found and missed, and frames"
+          "\ndecided speech in the gaps between items, in a clip's margins and pauses, and in the sounds:\n")
+    print("| | speech found | speech missed | false in gaps | false in clips | false in sounds |")
+    print("|---|---|---|---|---|---|")
+    for name in [*builds, "Silero v5"]:
+        print(f"| {name} | " + " | ".join(str(n) for n in results[(name, "clean")][4]) + " |")
     print()
     for name in builds:
         margins = [1000 * (results[(name, c)][0] - results[("Silero v5", c)][0]) for c in CONDITIONS]

@@ -24,7 +24,7 @@ import Foundation
 /// 0.4 to 0.5), the one with the best F1. 0.6 ends 10 ms later at the
 /// median, with F1 0.0003 higher and false alarms 0.65% against 0.60%
 /// (benchmarks/vad/train/train.py, "Two seeds"); on the held-out set
-/// (benchmarks/vad/heldout) it is no better in any condition and ends speech
+/// (benchmarks/vad/heldout) it is worse in every condition and ends speech
 /// later, so 0.5 stays.
 ///
 /// Each output is about an earlier frame: the networks were trained to judge
