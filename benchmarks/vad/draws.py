@@ -25,7 +25,6 @@ it: these are still vadbench's recordings.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -65,8 +64,7 @@ def mix(clean, condition, draw):
 
 def parley_scores(bench, path, labels, regions):
     """F1 and distractor false alarms of a build's decisions."""
-    rows = subprocess.run([bench, "vad-frames", path], capture_output=True, text=True, check=True).stdout.splitlines()
-    decisions = score.element_decisions(rows)
+    decisions, _, _ = score.run_element(bench, path)
     _, _, f1, false_alarms = score.scores(labels, score.on_grid(decisions, score.FRAME, len(labels)), regions)
     return f1, false_alarms
 

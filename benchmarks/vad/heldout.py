@@ -40,7 +40,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -129,61 +128,70 @@ def read_clip(path):
 
 
 def build(root, out):
-    """Writes the nine conditions, labels_10ms.txt, regions_10ms.txt and
-    utterances.tsv into `out`; returns what it placed."""
+    """Writes the nine conditions, labels_10ms.txt, regions_10ms.txt,
+    utterances.tsv and items.txt (what was placed, in order) into `out`."""
     rng = np.random.RandomState(20261126)
-    items = speech_clips(root, rng)
-    for path in sound_paths(root):
-        audio = read_clip(path)[: 4 * RATE]
-        audio = audio[:len(audio) // FRAME * FRAME]
-        audio *= 10 ** (SOUND_DBFS / 20) / (np.sqrt(np.mean(audio ** 2)) + 1e-9)
-        if len(audio) >= 10 * FRAME:
-            fade = np.linspace(0, 1, FRAME)  # 10 ms, as the speech clips'; the cut at 4 s must not click
-            audio[:FRAME] *= fade
-            audio[-FRAME:] *= fade[::-1]
-            items.append((path, audio, None))
-    order = rng.permutation(len(items))
-    pieces, labels, regions, utterances, placed = [np.zeros(2 * RATE)], [np.zeros(200, np.int8)], [np.zeros(200, np.int8)], [], []
-    frame = 200
-    for index in order:
-        path, audio, label = items[index]
-        n = len(audio) // FRAME
-        pieces.append(audio[:n * FRAME])
-        if label is None:
-            labels.append(np.zeros(n, np.int8))
-            regions.append(np.full(n, 2, np.int8))
-        else:
-            labels.append(label.astype(np.int8))
-            regions.append(np.ones(n, np.int8))
-            speech = np.flatnonzero(label)
-            utterances.append(((frame + speech[0]) / 100, (frame + speech[-1] + 1) / 100))
-        placed.append(path)
-        gap = int(round(rng.choice(GAPS_S) * 100))
-        pieces.append(np.zeros(gap * FRAME))
-        labels.append(np.zeros(gap, np.int8))
-        regions.append(np.zeros(gap, np.int8))
-        frame += n + gap
-    clean = np.concatenate(pieces)
-    labels, regions = np.concatenate(labels), np.concatenate(regions)
+    items = speech_clips(root, rng) + [(path, audio, None) for path in sound_paths(root)
+                                       if (audio := sound_clip(path)) is not None]
+    placed = [items[index] for index in rng.permutation(len(items))]
+    clean, labels, regions, utterances = layout(placed, rng)
     os.makedirs(out, exist_ok=True)
-    for name in CONDITIONS:
-        if name == "clean":
-            noise, level = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0), -60.0
-        else:
-            colour, snr = name.split("_")[0], int(name.split("_")[1][:-2])
-            seed = (3001 if colour == "white" else 4002) + snr
-            noise = np.random.RandomState(seed).standard_normal(len(clean))
-            noise = noise if colour == "white" else shape_noise(noise, 1.0)
-            level = SPEECH_DBFS - snr
-        mixed = clean + noise / np.std(noise) * 10 ** (level / 20)
-        write_wav(os.path.join(out, name + ".wav"), mixed)
+    write_conditions(clean, out)
     np.savetxt(os.path.join(out, "labels_10ms.txt"), labels, fmt="%d")
     np.savetxt(os.path.join(out, "regions_10ms.txt"), regions, fmt="%d")
     with open(os.path.join(out, "utterances.tsv"), "w") as f:
         f.writelines(f"{start:.2f}\t{end:.2f}\n" for start, end in utterances)
     with open(os.path.join(out, "items.txt"), "w") as f:
-        f.writelines(os.path.relpath(p, root) + "\n" for p in placed)
-    return len(utterances), len(items) - len(utterances), len(clean) / RATE
+        f.writelines(os.path.relpath(path, root) + "\n" for path, _, _ in placed)
+
+
+def sound_clip(path):
+    """A sound as placed: its first 4 s at -30 dBFS RMS, faded in and out over
+    10 ms as the speech clips are (the cut at 4 s must not click), or None if
+    it is under 100 ms."""
+    audio = read_clip(path)[: 4 * RATE]
+    audio = audio[:len(audio) // FRAME * FRAME]
+    if len(audio) < 10 * FRAME:
+        return None
+    audio *= 10 ** (SOUND_DBFS / 20) / (np.sqrt(np.mean(audio ** 2)) + 1e-9)
+    fade = np.linspace(0, 1, FRAME)
+    audio[:FRAME] *= fade
+    audio[-FRAME:] *= fade[::-1]
+    return audio
+
+
+def layout(items, rng):
+    """The items in the given order after 2 s of silence, each followed by a
+    gap drawn from GAPS_S: the clean audio, its labels and regions per 10 ms
+    frame (0 gap, 1 speech clip, 2 sound), and each clip's labelled speech
+    (start, end) in seconds."""
+    pieces, labels, regions, utterances = [np.zeros(2 * RATE)], [np.zeros(200, np.int8)], [np.zeros(200, np.int8)], []
+    frame = 200
+    for _, audio, label in items:
+        n = len(audio) // FRAME
+        gap = int(round(rng.choice(GAPS_S) * 100))
+        pieces += [audio[:n * FRAME], np.zeros(gap * FRAME)]
+        labels += [np.zeros(n, np.int8) if label is None else label.astype(np.int8), np.zeros(gap, np.int8)]
+        regions += [np.full(n, 2 if label is None else 1, np.int8), np.zeros(gap, np.int8)]
+        if label is not None:
+            speech = np.flatnonzero(label)
+            utterances.append(((frame + speech[0]) / 100, (frame + speech[-1] + 1) / 100))
+        frame += n + gap
+    return np.concatenate(pieces), np.concatenate(labels), np.concatenate(regions), utterances
+
+
+def write_conditions(clean, out):
+    """The clean layout under room tone (pink, -60 dBFS) and in white and pink
+    noise at each SNR against the speech's -26 dBFS, one WAV per condition."""
+    for name in CONDITIONS:
+        if name == "clean":
+            noise, level = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0), -60.0
+        else:
+            colour, snr = name.split("_")[0], int(name.split("_")[1][:-2])
+            noise = np.random.RandomState((3001 if colour == "white" else 4002) + snr).standard_normal(len(clean))
+            noise = noise if colour == "white" else shape_noise(noise, 1.0)
+            level = SPEECH_DBFS - snr
+        write_wav(os.path.join(out, name + ".wav"), clean + noise / np.std(noise) * 10 ** (level / 20))
 
 
 def error_frames(labels, hypothesis, regions):
@@ -195,32 +203,19 @@ def error_frames(labels, hypothesis, regions):
             *(int(np.sum(false & (regions == region))) for region in (0, 1, 2)))
 
 
-def parley(bench, wav):
-    """The element's decisions per 10 ms frame, its segments, and how late each decision is made (s)."""
-    with tempfile.TemporaryDirectory() as folder:
-        segments = os.path.join(folder, "segments.tsv")
-        run = subprocess.run([bench, "vad-frames", wav, "--segments", segments], check=True, capture_output=True, text=True)
-        stderr = dict(line.split(None, 1) for line in run.stderr.splitlines() if line.strip())
-        return score.element_decisions(run.stdout.splitlines()), float(stderr.get("lookahead-ms", 0)) / 1000
-
-
-def silero(wav):
-    decisions, chunk, _ = score.silero(score.read_wav(wav))
-    return decisions, chunk
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--packages", required=True, help="where tuxpaint-stamps-default, tuxpaint-data and codec2-examples are unpacked")
     parser.add_argument("--out", required=True, help="where the set is written")
     parser.add_argument("builds", nargs="+", help="NAME=PATH of a parley-bench build")
     arguments = parser.parse_args()
-    if not os.path.exists(os.path.join(arguments.out, "utterances.tsv")):
-        speech, sounds, seconds = build(arguments.packages, arguments.out)
-        print(f"built: {speech} utterances, {sounds} sounds, {seconds:.1f} s per condition", file=sys.stderr)
+    if not os.path.exists(os.path.join(arguments.out, "items.txt")):
+        build(arguments.packages, arguments.out)
     labels = score.read_column(os.path.join(arguments.out, "labels_10ms.txt"))
     regions = score.read_column(os.path.join(arguments.out, "regions_10ms.txt"))
     utterances = score.read_utterances(os.path.join(arguments.out, "utterances.tsv"))
+    with open(os.path.join(arguments.out, "items.txt")) as f:
+        sounds = len(f.read().split()) - len(utterances)
     builds = dict(b.split("=", 1) for b in arguments.builds)
     jobs = [(name, condition) for name in [*builds, "Silero v5"] for condition in CONDITIONS]
 
@@ -228,10 +223,10 @@ def main():
         name, condition = job
         wav = os.path.join(arguments.out, condition + ".wav")
         if name in builds:
-            decisions, late = parley(builds[name], wav)
+            decisions, _, late = score.run_element(builds[name], wav)
             hypothesis = score.on_grid(decisions, FRAME, len(labels))
         else:
-            decisions, chunk = silero(wav)
+            decisions, chunk, _ = score.silero(score.read_wav(wav))
             hypothesis, late = score.on_grid(decisions, chunk, len(labels)), 0.0
         _, _, f1, alarms = score.scores(labels, hypothesis, regions)
         onsets, ends = score.delays(score.contract_segments(hypothesis, hangover_s=SILENCE_S, decided_after_s=late), utterances)
@@ -240,8 +235,7 @@ def main():
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = dict(pool.map(run, jobs))
     print("# Held-out set (benchmarks/vad/heldout)\n")
-    print(f"{len(utterances)} utterances and {int(np.sum(np.diff(np.concatenate([[0], regions == 2, [0]]).astype(int)) == 1))} "
-          f"sounds, {len(labels) / 100:.1f} s per condition, none of them in vadbench or in the training (heldout.py says\n"
+    print(f"{len(utterances)} utterances and {sounds} sounds, {len(labels) / 100:.1f} s per condition, none of them in vadbench or in the training (heldout.py says\n"
           "what and how). Frame F1 per condition with the false alarms on the sounds in brackets (where 0.5% or\n"
           f"more); onset and end of speech median / p95 in ms through the contract's segmenter, {int(SILENCE_S * 1000)} ms silence.\n"
           "The labels come from each clip's energy, by vadbench's rule, and were not checked by eye as vadbench's were.\n")
@@ -267,6 +261,7 @@ def main():
         margins = [1000 * (results[(name, c)][0] - results[("Silero v5", c)][0]) for c in CONDITIONS]
         print(f"- {name} over Silero, thousandths of F1: " + " ".join(f"{m:+.1f}" for m in margins)
               + f"; ahead or level in {sum(m >= 0 for m in margins)} of {len(margins)}.")
+
 
 if __name__ == "__main__":
     main()

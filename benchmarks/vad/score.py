@@ -8,7 +8,9 @@ condition they are checked against the contract's reference code.
 """
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 import wave
 
@@ -112,6 +114,24 @@ def element_decisions(lines):
     return np.array([int(line.split()[1]) for line in lines if line.strip()], dtype=np.int8)
 
 
+def run_notes(text):
+    """What `parley-bench vad-frames` notes on stderr, one "name value" a line:
+    "seconds" (CPU time of a pass) and "lookahead-ms" (how late each decision is made)."""
+    return dict(line.split(None, 1) for line in text.splitlines() if line.strip())
+
+
+def run_element(bench, wav):
+    """`parley-bench vad-frames` on one file: the element's decisions per 10 ms
+    frame, its own segments (element_segments) and how late each decision is
+    made, in seconds."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "segments.tsv")
+        run = subprocess.run([bench, "vad-frames", wav, "--segments", path], check=True, capture_output=True, text=True)
+        segments = element_segments(path)
+    lookahead_s = float(run_notes(run.stderr).get("lookahead-ms", 0)) / 1000
+    return element_decisions(run.stdout.splitlines()), segments, lookahead_s
+
+
 def element_segments(path):
     """parley-bench's segments file: vadsegmenter's own (opened-at, start,
     closed-at): start is the first speech frame (its prefix padding taken
@@ -178,9 +198,8 @@ def main():
         with open(os.path.join(args.audio, condition + ".parley")) as f:
             parley = element_decisions(f)
         with open(os.path.join(args.audio, condition + ".parley.time")) as f:
-            # "seconds S" (CPU time) and "lookahead-ms L" (how late each decision is made).
-            stderr = dict(line.split(None, 1) for line in f.read().splitlines() if line.strip())
-        parley_cpu, lookahead_s = float(stderr["seconds"]), float(stderr.get("lookahead-ms", 0)) / 1000
+            notes = run_notes(f.read())
+        parley_cpu, lookahead_s = float(notes["seconds"]), float(notes.get("lookahead-ms", 0)) / 1000
         candidates = {"Parley (vadsegmenter)": (parley, FRAME, parley_cpu)}
         # Utterances ending where their sound does (the clean condition only: noise masks the tail).
         heard = [(on, end) for (on, _), end in zip(utterances, audible_ends(samples, utterances))] if condition == "clean" else None

@@ -927,6 +927,7 @@ def zero_ad_sounds(archive_path=ZERO_AD):
                 rms = np.sqrt(np.mean(piece ** 2)) if len(piece) else 0.0
                 if len(piece) < 10 * FRAME or rms < 1e-4:
                     continue
+                # Heard at 0.05 RMS (-26 dBFS), the level the speech is placed at.
                 if name.startswith(ZERO_AD_MAY_SING) and np.mean(teacher.frames(piece / rms * 0.05) > 0.5) >= 0.2:
                     continue
                 sounds.append(piece / rms)
