@@ -676,6 +676,9 @@ end of speech (median / p95):
                        0.968 (3%) / 0.967 0.962 0.955 0.953 (3%) / 0.966 0.960 0.952 0.941, 520 / 640
   and speech 2.0:      0.818 (8%) / 0.861 0.868 0.867 0.845 / 0.855 0.863 0.840 0.800, 14,003, 1,453
                        0.967 (3%) / 0.968 0.962 0.958 0.958 (3%) / 0.969 0.962 0.955 0.943 (6%), 530 / 640
+  sounds 4, three seeds (9 6 3, averaged; 2459x real time in that run):
+                       0.822 (6%) / 0.862 0.874 0.877 0.861 / 0.860 0.872 0.858 0.820, 13,833, 1,245
+                       0.967 (4%) / 0.968 0.963 0.958 0.956 / 0.967 0.962 0.953 0.941, 530 / 630
   Silero v5:           0.877 (2%) / 0.857 0.853 0.835 0.817 / 0.827 0.813 0.761 0.557, 14,413, 346
                        0.965 (1%) / 0.962 0.964 (3%) 0.955 (5%) 0.945 (3%) / 0.962 (1%) 0.957 (2%) 0.948 (2%) 0.934, 530 / 650
 (vadbench's 3-4% in the clear is 20-24 frames of Asterisk's monkeys.)
@@ -693,8 +696,9 @@ sentence in two and UseCasePipelineTests failed. Between trainings the
 same stretch moved from 0 to 16 frames over 0.5, and speech weight 2.0
 won it back only in part while giving up the held-out gains at 0 dB:
 the sounds teach it to doubt weak voiced frames, and which ones depends
-on the draw. What is left to try with them: more model seeds in the
-ensemble, or the sounds weighed by how loud they are against the speech.
+on the draw, and a third seed in the ensemble did not win it back (0 of
+37). What is left to try with them: the sounds weighed by how loud they
+are against the speech, or weak voiced speech weighed up.
 Tried before them, judged the same way (the same sources gathered by hand,
 each row one training; held out only):
   with instrument phrases from fluid-soundfont-gm's samples (500 of 1-6
