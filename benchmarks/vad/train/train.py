@@ -655,7 +655,7 @@ not a constant, a feature or width: the issue's other hint, Silero as a
 teacher on large amounts of unlabelled real audio (not only on these
 streams, where `--teacher-weight` was tried above), is the lead left.
 
-More sounds (`--more-sounds`, sounds.py; not kept): the sounds the
+More sounds (`--more-sounds`, package_sounds.py; not kept): the sounds the
 held-out set catches it on are kinds the training hardly had. 662 more
 recordings from four Debian packages that are neither Tux Paint nor
 vadbench, checked against Tux Paint's sounds by cross-correlation:
@@ -736,6 +736,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+import package_sounds
 
 RATE = 16000
 FRAME = 160
@@ -949,7 +951,7 @@ def synthetic_distractor(rng):
     return audio
 
 
-def sound_distractors(zero_ad=False):
+def sound_distractors():
     paths = [p for p in sorted(glob.glob("/usr/share/sounds/freedesktop/stereo/*.oga")) if "audio-channel" not in p]
     paths += [f"/usr/share/asterisk/sounds/en_US_f_Allison/{name}.wav"
               for name in ["ascending-2tone", "descending-2tone", "beeperr"]]
@@ -959,49 +961,6 @@ def sound_distractors(zero_ad=False):
         if os.path.exists(path):
             audio = decode(path)
             sounds.append(audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9))
-    return sounds + (zero_ad_sounds() if zero_ad else [])
-
-
-ZERO_AD = "/usr/share/games/0ad/mods/public/public.zip"
-# 0 A.D.'s animals, weather and water, foley, impacts, alarms and music (not
-# its soldiers' and citizens' voices, audio/actor/human and audio/voice).
-ZERO_AD_FOLDERS = ("audio/actor/fauna/", "audio/ambient/", "audio/resource/", "audio/attack/impact/",
-                   "audio/interface/alarm/", "audio/music/")
-# Of these, the ones that may hold a voice (a piece's singing, a herald).
-ZERO_AD_MAY_SING = ("audio/interface/alarm/", "audio/music/")
-
-
-def zero_ad_sounds(archive_path=ZERO_AD):
-    """--zero-ad: the sounds of 0 A.D. (0ad-data; read from the package's zip),
-    a kind of non-speech the other sources are thin on: animals (cattle,
-    horses, camels, elephants, pigs, sheep), rain, wind and rivers, tools on
-    wood and stone (each at most its first 6 s), and music, as 4 s excerpts
-    at a fifth, half and four fifths of each piece (music on hold). An alarm or excerpt Silero hears as
-    speech in a fifth of its frames or more is left out: it may be singing
-    or a herald, and a sound here must never be speech."""
-    import zipfile
-    if not os.path.exists(archive_path):
-        sys.exit(f"--zero-ad needs {archive_path}: apt-get install 0ad-data")
-    teacher, sounds = Teacher(), []
-    with zipfile.ZipFile(archive_path) as archive, tempfile.TemporaryDirectory() as folder:
-        for name in sorted(archive.namelist()):
-            if not (name.endswith(".ogg") and name.startswith(ZERO_AD_FOLDERS)):
-                continue
-            path = os.path.join(folder, "sound.ogg")
-            with open(path, "wb") as file:
-                file.write(archive.read(name))
-            audio = decode(path)
-            pieces = [audio[:6 * RATE]]  # rain, wind and rivers run for minutes
-            if name.startswith("audio/music/"):
-                pieces = [audio[int(len(audio) * at):int(len(audio) * at) + 4 * RATE] for at in (0.2, 0.5, 0.8)]
-            for piece in pieces:
-                rms = np.sqrt(np.mean(piece ** 2)) if len(piece) else 0.0
-                if len(piece) < 10 * FRAME or rms < 1e-4:
-                    continue
-                # Heard at 0.05 RMS (-26 dBFS), the level the speech is placed at.
-                if name.startswith(ZERO_AD_MAY_SING) and np.mean(teacher.frames(piece / rms * 0.05) > 0.5) >= 0.2:
-                    continue
-                sounds.append(piece / rms)
     return sounds
 
 
@@ -1353,10 +1312,11 @@ def make_frames(arguments, rng, count):
     """Training streams laid out, mixed into every condition, and featurised by the Swift front end."""
     speech = speech_clips(rng, per_voice=150, wideband=arguments.wideband)
     speech += wideband_speech(arguments.flite)
-    sounds = sound_distractors(arguments.zero_ad)
+    sounds = sound_distractors()
+    if arguments.zero_ad:
+        sounds += package_sounds.zero_ad_sounds(Teacher(), decode)
     if arguments.more_sounds:
-        import sounds as more
-        sounds += more.more_sounds(os.path.join(os.path.dirname(arguments.work), "more-sounds"), Teacher(), decode)
+        sounds += package_sounds.more_sounds(os.path.join(os.path.dirname(arguments.work), "more-sounds"), Teacher(), decode)
     print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
     # Silero listens only when its probability is asked for (--teacher-weight): it is most of the time taken.
     teacher = Teacher() if arguments.teacher_weight > 0 else None
@@ -1467,7 +1427,7 @@ def main():
     parser.add_argument("--zero-ad", action="store_true",
                         help="add 0 A.D.'s animals, weather, foley, alarms and music to the non-speech sounds (0ad-data)")
     parser.add_argument("--more-sounds", action="store_true",
-                        help="add animals, instruments, music and work sounds from four Debian packages to the non-speech (sounds.py)")
+                        help="add animals, instruments, music and work sounds from four Debian packages to the non-speech (package_sounds.py)")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()

@@ -1,9 +1,15 @@
-"""More non-speech for train.py (`--more-sounds`, a trial: not in the shipped
-weights, see train.py's "More sounds" for what it gained and cost):
-animals, instruments and music, the kinds of sound the held-out set showed
-the detector taking for speech (a cow, a duck, a cello; benchmarks/vad/heldout).
+"""Non-speech from Debian packages for train.py's trials (neither is in the
+shipped weights; train.py's "A held-out set" and "More sounds" say what
+each gained and cost): animals, instruments, music, weather and work
+sounds, the kinds of sound the held-out set showed the detector taking for
+speech (a cow, a duck, a cello; benchmarks/vad/heldout).
 
-From Debian packages fetched with `apt-get download` into the work folder
+`--zero-ad`: 0 A.D.'s sounds, read from the zip 0ad-data installs (its
+animals, weather and water, foley, impacts, alarms and music; not its
+soldiers' and citizens' voices). Only its alarms and music go past Silero
+(below): they may hold singing or a herald.
+
+`--more-sounds`: from Debian packages fetched with `apt-get download` into the work folder
 and unpacked there (nothing is installed), none of them Tux Paint's (the
 held-out set's) and checked against its sounds by cross-correlation (no
 recording is shared; GCompris's core/ sounds are left out, two of them are
@@ -17,16 +23,20 @@ Tux Paint's):
 - widelands-data: animals (birds, deer, wolves, frogs), work sounds, music;
 - sonic-pi-samples: drums, percussion, ambient and electronic samples.
 
-Music is taken as 4 s excerpts at a fifth, half and four fifths of each
-piece; any other sound as its first 6 s. Anything Silero hears as speech in
-a fifth of its frames or more (at the speech's level, -26 dBFS) is left
-out, as for 0 A.D.'s music: a sound here must never be speech.
+For both, music is taken as 4 s excerpts at a fifth, half and four fifths
+of each piece (`excerpts`); any other sound as its first 6 s. Anything
+Silero hears as speech in a fifth of its frames or more (at the speech's
+level, -26 dBFS; `heard_as_speech`) is left out: a sound here must never
+be speech.
 """
 import glob
 import os
 import re
 import struct
 import subprocess
+import sys
+import tempfile
+import zipfile
 import zlib
 
 import numpy as np
@@ -34,9 +44,56 @@ import numpy as np
 RATE = 16000
 PACKAGES = ["gcompris-qt-data", "wesnoth-1.16-data", "widelands-data", "sonic-pi-samples"]
 WESNOTH = "usr/share/games/wesnoth/1.16/data/core/sounds"
+ZERO_AD = "/usr/share/games/0ad/mods/public/public.zip"
+ZERO_AD_FOLDERS = ("audio/actor/fauna/", "audio/ambient/", "audio/resource/", "audio/attack/impact/",
+                   "audio/interface/alarm/", "audio/music/")
+# Of these, the ones that may hold a voice (a piece's singing, a herald).
+ZERO_AD_MAY_SING = ("audio/interface/alarm/", "audio/music/")
 # Wesnoth units' cries, hits and deaths, acted by people: voices, not sounds.
 VOICED_UNITS = re.compile(r"^(human|dwarf|elf|orc|goblin|ogre|troll|lich|mermaid|mermen|naga|ghoul|groan|wose|drake|"
                           r"gryphon|skeleton|giant|yeti|dragon|bear|cyclops|squid|saurian|mage|ink)")
+
+
+def excerpts(audio, music):
+    """What of a recording is kept, each piece scaled to RMS 1: music as 4 s
+    at a fifth, half and four fifths of the piece (music on hold), any other
+    sound its first 6 s (rain, wind and rivers run for minutes); pieces under
+    100 ms or silent are dropped."""
+    if music:
+        pieces = [audio[int(len(audio) * at):int(len(audio) * at) + 4 * RATE] for at in (0.2, 0.5, 0.8)]
+    else:
+        pieces = [audio[:6 * RATE]]
+    kept = []
+    for piece in pieces:
+        rms = np.sqrt(np.mean(piece ** 2)) if len(piece) else 0.0
+        if len(piece) >= RATE // 10 and rms > 1e-4:
+            kept.append(piece / rms)
+    return kept
+
+
+def heard_as_speech(clip, teacher):
+    """Whether Silero takes a fifth or more of a clip (at RMS 1) for speech,
+    heard at 0.05 RMS (-26 dBFS), the level the speech is placed at."""
+    return np.mean(teacher.frames(clip * 0.05) > 0.5) >= 0.2
+
+
+def zero_ad_sounds(teacher, decode, archive_path=ZERO_AD):
+    """--zero-ad's clips: animals (cattle, horses, camels, elephants, pigs,
+    sheep), rain, wind and rivers, tools on wood and stone, alarms and music."""
+    if not os.path.exists(archive_path):
+        sys.exit(f"--zero-ad needs {archive_path}: apt-get install 0ad-data")
+    sounds = []
+    with zipfile.ZipFile(archive_path) as archive, tempfile.TemporaryDirectory() as folder:
+        for name in sorted(archive.namelist()):
+            if not (name.endswith(".ogg") and name.startswith(ZERO_AD_FOLDERS)):
+                continue
+            path = os.path.join(folder, "sound.ogg")
+            with open(path, "wb") as file:
+                file.write(archive.read(name))
+            for clip in excerpts(decode(path), music=name.startswith("audio/music/")):
+                if not (name.startswith(ZERO_AD_MAY_SING) and heard_as_speech(clip, teacher)):
+                    sounds.append(clip)
+    return sounds
 
 
 def fetch(folder):
@@ -82,46 +139,34 @@ def qt_resources(path):
     yield from walk(0, "")
 
 
-def recordings(root, decode):
-    """(path, audio) of the packages' recorded sounds and music excerpts."""
-    gcompris = os.path.join(root, "extracted-gcompris")
-    if not os.path.exists(os.path.join(gcompris, ".complete")):
+def gcompris_sounds(root):
+    """GCompris's activity sounds, written out of its resource bundles once (not core/)."""
+    folder = os.path.join(root, "extracted-gcompris")
+    if not os.path.exists(os.path.join(folder, ".complete")):
         for bundle in sorted(glob.glob(os.path.join(root, "usr/share/gcompris-qt/rcc/*.rcc"))):
             for name, content in qt_resources(bundle):
                 if name.endswith((".ogg", ".wav")) and "/core/" not in name:
-                    target = os.path.join(gcompris, name)
+                    target = os.path.join(folder, name)
                     os.makedirs(os.path.dirname(target), exist_ok=True)
                     open(target, "wb").write(content)
-        os.makedirs(gcompris, exist_ok=True)
-        open(os.path.join(gcompris, ".complete"), "w").close()
-    paths = sorted(glob.glob(os.path.join(gcompris, "**/*.*"), recursive=True))
+        os.makedirs(folder, exist_ok=True)
+        open(os.path.join(folder, ".complete"), "w").close()
+    return sorted(glob.glob(os.path.join(folder, "**/*.*"), recursive=True))
+
+
+def more_sounds(folder, teacher, decode):
+    """--more-sounds' clips, with what Silero hears as speech left out."""
+    root = fetch(folder)
+    paths = gcompris_sounds(root)
     paths += [p for p in sorted(glob.glob(os.path.join(root, WESNOTH, "**/*.*"), recursive=True))
               if not VOICED_UNITS.match(os.path.basename(p))]
     paths += sorted(glob.glob(os.path.join(root, "usr/share/games/widelands/data/sound/**/*.ogg"), recursive=True))
     paths += sorted(glob.glob(os.path.join(root, "usr/share/sonic-pi/samples/*.flac")))
+    paths = [p for p in paths if p.endswith((".ogg", ".wav", ".flac"))]
     music = sorted(glob.glob(os.path.join(root, "usr/share/games/widelands/data/music/*.ogg")))
     music += [p for p in paths if "/music/" in p or "/melody/" in p]
-    out = []
-    for path in dict.fromkeys(paths + music):
-        if not path.endswith((".ogg", ".wav", ".flac")):
-            continue
-        audio = decode(path)
-        if path in music:
-            pieces = [audio[int(len(audio) * at):int(len(audio) * at) + 4 * RATE] for at in (0.2, 0.5, 0.8)]
-        else:
-            pieces = [audio[:6 * RATE]]
-        out += [(path, piece) for piece in pieces if len(piece) >= 1600 and np.sqrt(np.mean(piece ** 2)) > 1e-4]
-    return out
-
-
-def more_sounds(folder, teacher, decode):
-    """The clips, each scaled to RMS 1, with what Silero hears as speech left out."""
-    clips = [audio for _, audio in recordings(fetch(folder), decode)]
-    kept = []
-    for audio in clips:
-        audio = audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9)
-        # Heard at 0.05 RMS (-26 dBFS), the level the speech is placed at.
-        if np.mean(teacher.frames(audio * 0.05) > 0.5) < 0.2:
-            kept.append(audio)
+    is_music = set(music)
+    clips = [clip for path in dict.fromkeys(paths + music) for clip in excerpts(decode(path), path in is_music)]
+    kept = [clip for clip in clips if not heard_as_speech(clip, teacher)]
     print(f"--more-sounds: {len(kept)} of {len(clips)} clips (the rest Silero hears as speech)", flush=True)
     return kept
