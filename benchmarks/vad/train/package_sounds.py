@@ -96,13 +96,13 @@ def zero_ad_sounds(teacher, decode, archive_path=ZERO_AD):
     return sounds
 
 
-def fetch(folder):
-    """The packages unpacked under `folder`/packages (downloaded once)."""
+def fetch(folder, packages=PACKAGES):
+    """`packages` unpacked under `folder`/packages (downloaded once)."""
     root = os.path.join(folder, "packages")
     if not os.path.exists(os.path.join(root, ".complete")):
         debs = os.path.join(folder, "debs")
         os.makedirs(debs, exist_ok=True)
-        subprocess.run(["apt-get", "download", *PACKAGES], cwd=debs, check=True)
+        subprocess.run(["apt-get", "download", *packages], cwd=debs, check=True)
         for deb in sorted(glob.glob(os.path.join(debs, "*.deb"))):
             subprocess.run(["dpkg", "-x", deb, root], check=True)
         open(os.path.join(root, ".complete"), "w").close()
