@@ -1486,7 +1486,7 @@ def main():
     parser.add_argument("--more-sounds", action="store_true",
                         help="add animals, instruments, music and work sounds from four Debian packages to the non-speech (package_sounds.py)")
     parser.add_argument("--more-speech", action="store_true",
-                        help="add real talkers' words, letters and prompts from four Debian packages to the speech (package_speech.py)")
+                        help="add real talkers' words, letters, prompts and dialogue from seven Debian packages to the speech (package_speech.py)")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
