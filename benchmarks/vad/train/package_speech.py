@@ -34,6 +34,8 @@ import numpy as np
 
 import package_sounds
 
+RATE = 16000
+
 PACKAGES = ["ktuberling-data", "klettres-data", "asterisk-prompt-es-co", "asterisk-prompt-fr-armelle",
             "fillets-ng-data", "fillets-ng-data-cs", "fillets-ng-data-nl"]
 # How many clips each source gives at most (drawn at random): enough talkers
@@ -59,6 +61,8 @@ def more_speech(folder, rng, teacher, decode, label, trim_and_scale):
         paths = sorted(p for p in glob.glob(os.path.join(root, pattern), recursive=True) if p.endswith(READABLE))
         for path in rng.choice(paths, size=min(most, len(paths)), replace=False):
             audio = decode(str(path))
+            if len(audio) < RATE // 4:  # a few of Fish Fillets' lines are empty
+                continue
             level = rng.uniform(-36, -16)
             # Judged at the level the other speech is heard at: Silero doubts very quiet speech.
             audio, labels = trim_and_scale(audio, label(audio), -26)
