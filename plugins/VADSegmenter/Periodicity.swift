@@ -1,6 +1,6 @@
 import Foundation
 
-/// How periodic the last 16 ms are at a voice's pitch (80-400 Hz): the
+/// How periodic the last 16 ms are at a voice's pitch (60-400 Hz): the
 /// highest normalised autocorrelation over those periods, 0 for noise, near
 /// 1 for a vowel. Voicing survives what the band levels lose: a vowel in
 /// white noise at 10 dB, or clipped at full scale (clipping flattens the
@@ -9,9 +9,14 @@ import Foundation
 /// The audio is low-passed to 1 kHz and decimated to about 4 kHz (a
 /// windowed-sinc FIR evaluated only at the kept samples; any input rate, the
 /// factor rounded), high-passed to shed DC and rumble, and correlated over
-/// 16 ms against itself 2.5-12.5 ms earlier: every third lag, then the two
+/// 16 ms against itself 2.5-16.7 ms earlier: every third lag, then the two
 /// next to the best (the correlation's peaks at 1 kHz are wider than three
-/// lags). About 1.7 k multiply-adds a frame at 16 kHz.
+/// lags). About 2 k multiply-adds a frame at 16 kHz.
+///
+/// Down to 60 Hz, not 80: a low male voice reads at 70-80 Hz and creaks
+/// lower at a phrase's weak words (LibriVox 0880's "not an" sits at 70-78
+/// Hz). Under the range it read as aperiodic, and a network taught that
+/// loud aperiodic sounds are animals and machines let the words go.
 ///
 /// Its floats live in the caller's memory (see `floatCount`), walked with
 /// raw pointers as `SpeechFeatures` does: the input's tail for the filter,
@@ -36,7 +41,7 @@ struct Periodicity {
             taps = 4 * factor + 1
             window = Int((0.016 * decimatedRate).rounded())
             shortestLag = Int((decimatedRate / 400).rounded(.down))
-            longestLag = Int((decimatedRate / 80).rounded(.up))
+            longestLag = Int((decimatedRate / 60).rounded(.up))
             kept = window + longestLag
         }
 
