@@ -1,6 +1,7 @@
-"""Non-speech from Debian packages for train.py's trials (neither is in the
-shipped weights; train.py's "A held-out set" and "More sounds" say what
-each gained and cost): animals, instruments, music, weather and work
+"""Non-speech from Debian packages for train.py (`--more-sounds` is in the
+shipped weights since the 60 Hz front end, `--zero-ad` is not; train.py's
+"A held-out set", "More sounds" and "A voice under 80 Hz" say what each
+gained and cost): animals, instruments, music, weather and work
 sounds, the kinds of sound the held-out set showed the detector taking for
 speech (a cow, a duck, a cello; benchmarks/vad/heldout).
 

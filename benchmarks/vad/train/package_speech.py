@@ -1,6 +1,6 @@
-"""Real talkers from Debian packages for train.py's `--more-speech` trial
-(not in the shipped weights; train.py's "More talkers" says what it gained
-and cost).
+"""Real talkers from Debian packages for train.py's `--more-speech` (in the
+shipped weights since the 60 Hz front end; train.py's "More talkers" and
+"A voice under 80 Hz" say what it gained and cost).
 
 Why: the training speech is Asterisk's four prompt voices, espeak-ng and
 flite. Taught with more sounds (`--more-sounds`), the network learnt to
