@@ -659,7 +659,7 @@ not a constant, a feature or width: the issue's other hint, Silero as a
 teacher on large amounts of unlabelled real audio (not only on these
 streams, where `--teacher-weight` was tried above), is the lead left.
 
-More sounds (`--more-sounds`, package_sounds.py; not kept): the sounds the
+More sounds (`--more-sounds`, package_sounds.py; not kept on the 80 Hz front end, shipped since "A voice under 80 Hz"): the sounds the
 held-out set catches it on are kinds the training hardly had. 662 more
 recordings from four Debian packages that are neither Tux Paint nor
 vadbench, checked against Tux Paint's sounds by cross-correlation:
@@ -730,7 +730,7 @@ cello's natural wobble keeps it at 1: what the network had learnt was
 the training sounds, not what a voice does. With the more sounds above its
 frames (340 features x 2.9 M) did not fit in 24 GiB beside a second run.
 
-More talkers (`--more-speech`, package_speech.py; not kept): the training
+More talkers (`--more-speech`, package_speech.py; not kept on the 80 Hz front end, shipped since "A voice under 80 Hz"): the training
 speech is four prompt voices, espeak-ng and flite, and none of them talks
 the way people do. `--more-speech` adds 2,331 clips by real people from
 Debian packages that are neither vadbench's nor the held-out set's:
