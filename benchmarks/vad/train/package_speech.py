@@ -33,8 +33,7 @@ import os
 import numpy as np
 
 import package_sounds
-
-RATE = 16000
+from package_sounds import RATE
 
 PACKAGES = ["ktuberling-data", "klettres-data", "asterisk-prompt-es-co", "asterisk-prompt-fr-armelle",
             "fillets-ng-data", "fillets-ng-data-cs", "fillets-ng-data-nl"]

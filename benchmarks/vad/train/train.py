@@ -1414,20 +1414,23 @@ def layer_lines(network, weights, biases, indent="    "):
 
 def make_frames(arguments, rng, count):
     """Training streams laid out, mixed into every condition, and featurised by the Swift front end."""
+    # One Silero for every check and for --teacher-weight: each call starts from a fresh state, and loading it is not free.
+    needs_silero = arguments.more_speech or arguments.zero_ad or arguments.more_sounds or arguments.teacher_weight > 0
+    silero = Teacher() if needs_silero else None
     speech = speech_clips(rng, per_voice=150, wideband=arguments.wideband)
     speech += wideband_speech(arguments.flite)
     if arguments.more_speech:
         # Its own generator, as wideband_speech's: the choice of clips does not depend on what came before.
         speech += package_speech.more_speech(os.path.join(os.path.dirname(arguments.work), "more-speech"),
-                                             np.random.default_rng(20261127), Teacher(), decode, speech_labels, trim_and_scale)
+                                             np.random.default_rng(20261127), silero, decode, speech_labels, trim_and_scale)
     sounds = sound_distractors()
     if arguments.zero_ad:
-        sounds += package_sounds.zero_ad_sounds(Teacher(), decode)
+        sounds += package_sounds.zero_ad_sounds(silero, decode)
     if arguments.more_sounds:
-        sounds += package_sounds.more_sounds(os.path.join(os.path.dirname(arguments.work), "more-sounds"), Teacher(), decode)
+        sounds += package_sounds.more_sounds(os.path.join(os.path.dirname(arguments.work), "more-sounds"), silero, decode)
     print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
-    # Silero listens only when its probability is asked for (--teacher-weight): it is most of the time taken.
-    teacher = Teacher() if arguments.teacher_weight > 0 else None
+    # Silero's probabilities go into the frames only when asked for (--teacher-weight): listening to every stream is most of the time taken.
+    teacher = silero if arguments.teacher_weight > 0 else None
     xs, ys, distractors, taught, lengths = [], [], [], [], []
     wander = wanderer(arguments.gain_wander)
 
