@@ -1136,6 +1136,28 @@ def wandering_gain(rng, audio):
     return audio * 10 ** (gain_db / 20)
 
 
+# The share of non-speech items that are recordings (--recorded-share); the rest are synthetic_distractor()'s.
+RECORDED_SHARE = 0.35
+
+
+def sound_variants(sounds, count):
+    """--sound-variants: each recorded sound `count` more times, played
+    faster or slower (0.7-1.4x, log-uniform; pitch and length move
+    together, as a bigger or smaller animal's call or an instrument's other
+    register would), so that the network learns kinds of sound and not the
+    few hundred recordings it has. Its own generator, like wanderer()'s."""
+    rng = np.random.default_rng(20261126)
+    out = list(sounds)
+    for audio in sounds:
+        for _ in range(count):
+            speed = np.exp(rng.uniform(np.log(0.7), np.log(1.4)))
+            # Linear interpolation: no anti-aliasing filter, but the front end's bands stop at 3.9 kHz
+            # and speeds over 1 move little energy from over 8 kHz / 1.4 into them.
+            positions = np.arange(0, len(audio) - 1, speed)
+            out.append(np.interp(positions, np.arange(len(audio)), audio))
+    return out
+
+
 def wanderer(share):
     """--gain-wander: a function giving a share of the speech clips a
     wandering gain, or None. It draws from a generator of its own, so the
@@ -1146,12 +1168,12 @@ def wanderer(share):
     return lambda audio: wandering_gain(rng, audio) if rng.random() < share else audio
 
 
-def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0, wander=None):
+def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0, wander=None, recorded=RECORDED_SHARE):
     """One item of a stream and its labels: a speech clip (sometimes a word or
     two out of it; a share `beds` laid on its recording's noise; passed
     through `wander`, see wanderer()), or a
-    recorded or synthetic non-speech sound, repeated to last `min_seconds`,
-    at a random level."""
+    non-speech sound (a share `recorded` of them recorded, the rest
+    synthetic), repeated to last `min_seconds`, at a random level."""
     if is_speech:
         audio, label = speech[rng.integers(len(speech))]
         if rng.random() < 0.3:
@@ -1161,7 +1183,7 @@ def draw_item(rng, speech, sounds, is_speech, beds=0.0, min_seconds=0.0, wander=
         if beds > 0 and rng.random() < beds:
             audio, label = recording_bed(rng, audio, label)
     else:
-        audio = sounds[rng.integers(len(sounds))] if rng.random() < 0.35 else synthetic_distractor(rng)
+        audio = sounds[rng.integers(len(sounds))] if rng.random() < recorded else synthetic_distractor(rng)
         if len(audio) < min_seconds * RATE:
             audio = np.tile(audio, int(np.ceil(min_seconds * RATE / len(audio))))
         audio = audio * 10 ** (rng.uniform(-42, -10) / 20)
@@ -1182,19 +1204,19 @@ def join(lead, items):
     return np.concatenate(pieces), np.concatenate(labels), np.concatenate(sounds_mask)
 
 
-def layout(rng, speech, sounds, items, beds=0.0, wander=None):
+def layout(rng, speech, sounds, items, beds=0.0, wander=None, recorded=RECORDED_SHARE):
     """One stream: speech and distractors in random order with pauses; a
     share `beds` of the speech clips carry their recording's noise."""
     # Sometimes the stream opens on an item: an element may start mid-sound.
     lead = int(rng.choice([0, 0.3, 1.5]) * 100)
     drawn = []
     for _ in range(items):
-        audio, label = draw_item(rng, speech, sounds, rng.random() < 0.62, beds=beds, wander=wander)
+        audio, label = draw_item(rng, speech, sounds, rng.random() < 0.62, beds=beds, wander=wander, recorded=recorded)
         drawn.append((audio, label, int(rng.choice([0.3, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0]) * 100)))
     return join(lead, drawn)
 
 
-def opening(rng, speech, sounds, wander=None):
+def opening(rng, speech, sounds, wander=None, recorded=RECORDED_SHARE):
     """A short stream that starts on an item, with no quiet before it: an
     element may be started mid-sound (a tone, hold music, someone already
     talking), and then its front end has no noise floor yet to judge the
@@ -1203,7 +1225,8 @@ def opening(rng, speech, sounds, wander=None):
     drawn = []
     for item in range(int(rng.integers(1, 4))):
         sound = rng.random() < (0.7 if item == 0 else 0.4)
-        audio, label = draw_item(rng, speech, sounds, not sound, min_seconds=1.0 if item == 0 else 0.0, wander=wander)
+        audio, label = draw_item(rng, speech, sounds, not sound, min_seconds=1.0 if item == 0 else 0.0, wander=wander,
+                                  recorded=recorded)
         drawn.append((audio, label, int(rng.choice([0.3, 0.6, 1.0, 1.5]) * 100)))
     return join(0, drawn)
 
@@ -1428,6 +1451,8 @@ def make_frames(arguments, rng, count):
         sounds += package_sounds.zero_ad_sounds(silero, decode)
     if arguments.more_sounds:
         sounds += package_sounds.more_sounds(os.path.join(os.path.dirname(arguments.work), "more-sounds"), silero, decode)
+    if arguments.sound_variants:
+        sounds = sound_variants(sounds, arguments.sound_variants)
     print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
     # Silero's probabilities go into the frames only when asked for (--teacher-weight): listening to every stream is most of the time taken.
     teacher = silero if arguments.teacher_weight > 0 else None
@@ -1445,13 +1470,14 @@ def make_frames(arguments, rng, count):
         lengths.append(n)
 
     for stream in range(arguments.streams):
-        clean, labels, sound_frames = layout(rng, speech, sounds, items=60, beds=arguments.beds, wander=wander)
+        clean, labels, sound_frames = layout(rng, speech, sounds, items=60, beds=arguments.beds, wander=wander,
+                                                 recorded=arguments.recorded_share)
         for name, audio in conditions(rng, clean):
             add(os.path.join(arguments.work, f"stream{stream}_{name}.wav"), audio, labels, sound_frames)
         print(f"stream {stream + 1}/{arguments.streams}: {len(labels) / 100:.0f} s x {len(xs) // (stream + 1)} conditions", flush=True)
     # After the long streams, so that they are the same with or without these.
     for _ in range(arguments.openings):
-        clean, labels, sound_frames = opening(rng, speech, sounds, wander=wander)
+        clean, labels, sound_frames = opening(rng, speech, sounds, wander=wander, recorded=arguments.recorded_share)
         mixes = conditions(rng, clean)
         name, audio = mixes[rng.integers(len(mixes))]
         add(os.path.join(arguments.work, f"opening_{name}.wav"), audio, labels, sound_frames)
@@ -1541,6 +1567,10 @@ def main():
                         help="add animals, instruments, music and work sounds from four Debian packages to the non-speech (package_sounds.py)")
     parser.add_argument("--more-speech", action=argparse.BooleanOptionalAction, default=True,
                         help="add real talkers' words, letters, prompts and dialogue from seven Debian packages to the speech (package_speech.py)")
+    parser.add_argument("--recorded-share", type=float, default=RECORDED_SHARE,
+                        help="the share of non-speech items that are recordings (the rest synthetic tones, chirps, bursts)")
+    parser.add_argument("--sound-variants", type=int, default=0,
+                        help="each recorded sound this many more times, 0.7-1.4x faster or slower")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
@@ -1559,7 +1589,9 @@ def main():
                          f"{f'-flite{arguments.flite}' if arguments.flite else ''}"
                          f"{f'-wander{arguments.gain_wander:g}' if arguments.gain_wander else ''}"
                          f"{'-0ad' if arguments.zero_ad else ''}{'-more' if arguments.more_sounds else ''}"
-                         f"{'-talkers' if arguments.more_speech else ''}.npz")
+                         f"{'-talkers' if arguments.more_speech else ''}"
+                         f"{f'-recorded{arguments.recorded_share:g}' if arguments.recorded_share != RECORDED_SHARE else ''}"
+                         f"{f'-variants{arguments.sound_variants}' if arguments.sound_variants else ''}.npz")
     if os.path.exists(cache) and not arguments.fresh:
         # Features depend only on the audio and the Swift front end: --fresh after changing either.
         stored = np.load(cache)

@@ -1,0 +1,97 @@
+"""Checks that no training recording is one of the held-out set's.
+
+    benchmarks/vad/train/overlap.py [--work ~/.cache/parley-bench]
+
+The held-out set (benchmarks/vad/heldout, items.txt) is what says the
+detector holds on audio it was not trained on; `--more-speech` and
+`--more-sounds` fetch other Debian packages, and a package may ship a
+recording another one does too (GCompris ships two of Tux Paint's sounds).
+Every audio file of both (the ones train.py leaves out too) is compared
+with every held-out item: the normalised cross-correlation of their first
+2 s at 2 kHz, at any offset, mean removed. A shared recording scores over
+0.99 (a held-out item resampled, 3 dB down and 300 ms late: 0.996); two
+recordings of one kind of sound or talker score up to about 0.75. Items
+under 0.2 s or silent (Tux Paint ships a few silent stamps) are skipped:
+there is nothing in them to share. Prints
+the best score per package, every pair over --limit, and exits 1 if there
+is one.
+
+Needs the held-out set (benchmarks/vad/heldout) and the packages
+(train.py --more-speech --more-sounds) made first; sox and numpy.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+RATE = 2000
+SECONDS = 2
+FFT_SIZE = 1 << 13  # >= 2 x RATE x SECONDS: the correlation at every offset, not wrapped.
+EXTENSIONS = (".ogg", ".wav", ".gsm", ".flac", ".mp3")
+
+
+def start_of(path):
+    """The first SECONDS of `path` at RATE, mean removed, unit norm; None when
+    shorter than 0.2 s or silent."""
+    # codec2's recordings are headerless 8 kHz S16LE (heldout.py's decode says so too).
+    kind = ["-t", "raw", "-r", "8000", "-e", "signed", "-b", "16", "-c", "1"] if path.endswith(".raw") else []
+    raw = subprocess.run(["sox", *kind, path, "-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point", "-"],
+                         capture_output=True).stdout
+    audio = np.frombuffer(raw, dtype="<f4")[:RATE * SECONDS].astype(np.float64)
+    if len(audio) < RATE // 5:
+        return None
+    audio = audio - audio.mean()
+    norm = np.linalg.norm(audio)
+    return audio / norm if norm > 0 else None
+
+
+def package_of(path, root):
+    """The folder under usr/share a file came from (klettres, ktuberling, games, ...)."""
+    parts = os.path.relpath(path, root).split(os.sep)
+    return parts[2] if len(parts) > 3 and parts[:2] == ["usr", "share"] else parts[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", default=os.path.expanduser("~/.cache/parley-bench"))
+    parser.add_argument("--limit", type=float, default=0.9, help="a pair over this is reported as shared")
+    arguments = parser.parse_args()
+    items = os.path.join(arguments.work, "heldout/set/items.txt")
+    if not os.path.exists(items):
+        sys.exit(f"{items}: no held-out set; run benchmarks/vad/heldout first")
+    with open(items) as file:
+        held = [os.path.join(arguments.work, "heldout/packages", line.split()[-1]) for line in file if line.strip()]
+    roots = [os.path.join(arguments.work, name, "packages") for name in ("more-speech", "more-sounds")]
+    training = [(root, path) for root in roots for path in sorted(glob.glob(os.path.join(root, "**", "*"), recursive=True))
+                if path.lower().endswith(EXTENSIONS)]
+    if not training:
+        sys.exit(f"no packages under {' or '.join(roots)}: run train.py --more-speech --more-sounds first")
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        starts = list(pool.map(start_of, held))
+        kept = [index for index, start in enumerate(starts) if start is not None]
+        spectra = np.conj(np.array([np.fft.rfft(starts[index], FFT_SIZE) for index in kept]))
+        best, shared = {}, []
+        for (root, path), start in zip(training, pool.map(start_of, [path for _, path in training])):
+            if start is None:
+                continue
+            scores = np.abs(np.fft.irfft(np.fft.rfft(start, FFT_SIZE)[None, :] * spectra, FFT_SIZE, axis=1)).max(axis=1)
+            nearest = int(scores.argmax())
+            package = package_of(path, root)
+            if scores[nearest] > best.get(package, (0.0,))[0]:
+                best[package] = (scores[nearest], path, held[kept[nearest]])
+            if scores[nearest] > arguments.limit:
+                shared.append((scores[nearest], path, held[kept[nearest]]))
+    print(f"{len(training)} training files against {len(kept)} held-out items")
+    for package, (score, path, item) in sorted(best.items()):
+        print(f"best {package}: {score:.2f}  {os.path.basename(path)} ~ {os.path.relpath(item, arguments.work)}")
+    for score, path, item in sorted(shared, reverse=True):
+        print(f"SHARED {score:.2f}  {path} ~ {item}")
+    return 1 if shared else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
