@@ -13,8 +13,8 @@ soldiers' and citizens' voices). Only its alarms and music go past Silero
 `--more-sounds`: from Debian packages fetched with `apt-get download` into the work folder
 and unpacked there (nothing is installed), none of them Tux Paint's (the
 held-out set's) and checked against its sounds by cross-correlation (no
-recording is shared; GCompris's core/ sounds are left out, two of them are
-Tux Paint's):
+recording is shared, overlap.py; GCompris's core/ sounds are left out, two
+of them are Tux Paint's):
 
 - gcompris-qt-data: its activities' sounds (farm animals, 26 instruments,
   world music, a sound memory game), read out of the Qt resource bundles
