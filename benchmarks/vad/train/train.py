@@ -1232,8 +1232,9 @@ def sound_variants(sounds, count):
     for audio in sounds:
         for _ in range(count):
             speed = np.exp(rng.uniform(np.log(0.7), np.log(1.4)))
-            # Linear interpolation: no anti-aliasing filter, but the front end's bands stop at 3.9 kHz
-            # and speeds over 1 move little energy from over 8 kHz / 1.4 into them.
+            # Linear interpolation, no anti-aliasing filter: played faster, what was over 8 kHz / speed
+            # (5.7 kHz at 1.4x) folds back into the top bands (to 7.75 kHz), at the low level these
+            # recordings have up there. The shipped weights were trained so; a filter would change them.
             positions = np.arange(0, len(audio) - 1, speed)
             out.append(np.interp(positions, np.arange(len(audio)), audio))
     return out
