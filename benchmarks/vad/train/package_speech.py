@@ -22,7 +22,7 @@ people, in more languages, recorded as such speech is:
 None is vadbench's (pocketsphinx-testdata, asterisk-core-sounds-en) or the
 held-out set's (Tux Paint, codec2), and none of their recordings is one
 of the held-out set's (overlap.py: every file of these packages against
-every held-out item, the best 0.66-0.73 per package where a shared
+every held-out item, the best 0.65-0.73 per package where a shared
 recording scores over 0.99). The packages are fetched with
 `apt-get download` into the work folder and unpacked there (nothing is
 installed). Labels come from each clip's energy, as for the other speech
