@@ -1244,23 +1244,46 @@ RECORDED_SHARE = 0.6
 EARLIER_RECORDED_SHARE = 0.35
 
 
-def sound_variants(sounds, count):
+VARIANT_KINDS = ("speed", "pitch", "tempo")
+
+
+def sound_variants(sounds, count, kinds=("speed",)):
     """--sound-variants: each recorded sound `count` more times, played
     faster or slower (0.7-1.4x, log-uniform; pitch and length move
     together, as a bigger or smaller animal's call or an instrument's other
     register would), so that the network learns kinds of sound and not the
-    few hundred recordings it has. Its own generator, like wanderer()'s."""
+    few hundred recordings it has. Its own generator, like wanderer()'s.
+
+    --variant-kinds: variant k is made the k-th kind's way, round the list:
+    "speed" as above, "pitch" the pitch moved as far (sox `pitch`, the
+    length kept), "tempo" the length moved as far (sox `tempo`, the pitch
+    kept). The factors are drawn alike for every kind, so a list of kinds
+    changes how the variants sound, not which factors they have."""
     rng = np.random.default_rng(20261126)
     out = list(sounds)
     for audio in sounds:
-        for _ in range(count):
+        for index in range(count):
             speed = np.exp(rng.uniform(np.log(0.7), np.log(1.4)))
-            # Linear interpolation, no anti-aliasing filter: played faster, what was over 8 kHz / speed
-            # (5.7 kHz at 1.4x) folds back into the top bands (to 7.75 kHz), at the low level these
-            # recordings have up there. The shipped weights were trained so; a filter would change them.
-            positions = np.arange(0, len(audio) - 1, speed)
-            out.append(np.interp(positions, np.arange(len(audio)), audio))
+            kind = kinds[index % len(kinds)]
+            if kind == "pitch":
+                out.append(sox_effects(audio, ["pitch", f"{1200 * np.log2(speed):.1f}"]))
+            elif kind == "tempo":
+                out.append(sox_effects(audio, ["tempo", f"{speed:.4f}"]))
+            else:
+                # Linear interpolation, no anti-aliasing filter: played faster, what was over 8 kHz / speed
+                # (5.7 kHz at 1.4x) folds back into the top bands (to 7.75 kHz), at the low level these
+                # recordings have up there. The shipped weights were trained so; a filter would change them.
+                positions = np.arange(0, len(audio) - 1, speed)
+                out.append(np.interp(positions, np.arange(len(audio)), audio))
     return out
+
+
+def sox_effects(audio, effects):
+    """16 kHz mono float audio through sox's `effects`."""
+    raw = ["-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point"]
+    result = subprocess.run(["sox", *raw, "-", *raw, "-", *effects], input=audio.astype("<f4").tobytes(),
+                            check=True, capture_output=True)
+    return np.frombuffer(result.stdout, dtype="<f4").astype(np.float64)
 
 
 def wanderer(share):
@@ -1503,14 +1526,23 @@ def noisy_speech_note(arguments):
             f"{arguments.noisy_speech_weight:g}x more ({where}), ")
 
 
-def noise_names(text):
-    """--noisy-colours: names from NOISES, comma-separated."""
+def known_names(text, known, what):
+    """A comma-separated option's names, each one of `known`."""
     names = text.split(",")
-    known = [name for name, _ in NOISES]
     for name in names:
         if name not in known:
-            raise argparse.ArgumentTypeError(f"unknown noise {name!r}: one of {', '.join(known)}")
+            raise argparse.ArgumentTypeError(f"unknown {what} {name!r}: one of {', '.join(known)}")
     return names
+
+
+def noise_names(text):
+    """--noisy-colours: names from NOISES, comma-separated."""
+    return known_names(text, [name for name, _ in NOISES], "noise")
+
+
+def variant_kinds(text):
+    """--variant-kinds: names from VARIANT_KINDS, comma-separated."""
+    return known_names(text, VARIANT_KINDS, "variant kind")
 
 
 def context_windows(text):
@@ -1557,7 +1589,7 @@ def make_frames(arguments, rng, count):
     if arguments.more_sounds:
         sounds += package_sounds.more_sounds(os.path.join(os.path.dirname(arguments.work), "more-sounds"), silero, decode)
     if arguments.sound_variants:
-        sounds = sound_variants(sounds, arguments.sound_variants)
+        sounds = sound_variants(sounds, arguments.sound_variants, arguments.variant_kinds)
     print(f"{len(speech)} speech clips, {len(sounds)} recorded non-speech sounds", flush=True)
     # Silero's probabilities go into the frames only when asked for (--teacher-weight): listening to every stream is most of the time taken.
     teacher = silero if arguments.teacher_weight > 0 else None
@@ -1676,6 +1708,8 @@ def main():
                         help="the share of non-speech items that are recordings (the rest synthetic tones, chirps, bursts)")
     parser.add_argument("--sound-variants", type=int, default=2,
                         help="each recorded sound this many more times, 0.7-1.4x faster or slower")
+    parser.add_argument("--variant-kinds", type=variant_kinds, default=["speed"],
+                        help="how the variants are made, comma-separated, round the list: speed, pitch (sox pitch), tempo (sox tempo)")
     parser.add_argument("--layout-seed", type=int, default=LAYOUT_SEED,
                         help="the seed the streams are laid out with: judge a recipe on two or three draws, not one")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
@@ -1699,6 +1733,7 @@ def main():
                          f"{'-talkers' if arguments.more_speech else ''}"
                          f"{f'-recorded{arguments.recorded_share:g}' if arguments.recorded_share != EARLIER_RECORDED_SHARE else ''}"
                          f"{f'-variants{arguments.sound_variants}' if arguments.sound_variants else ''}"
+                         f"{'-' + '+'.join(arguments.variant_kinds) if arguments.sound_variants and arguments.variant_kinds != ['speed'] else ''}"
                          f"{f'-layout{arguments.layout_seed}' if arguments.layout_seed != LAYOUT_SEED else ''}.npz")
     if os.path.exists(cache) and not arguments.fresh:
         # Features depend only on the audio and the Swift front end: --fresh after changing either.
