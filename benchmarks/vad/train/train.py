@@ -927,6 +927,67 @@ was never trained on a second draw, so its own spread is not known. Tux Paint's 
 spoken "Cow" (the check in "More talkers"), are still segments with every
 recipe here: fewer of their frames are over 0.5 (moo 37 of 120, cello 116
 of 390, before 92 and 193) but not few enough.
+
+The hold again (shipped: 0.4, was 0.5): the hold on a fall (SpeechClassifier)
+was last chosen for the weights of "Two seeds", so it was chosen again for
+these by the same rule, on these weights' own training streams
+(streams.py): the earliest median end of speech, then the best F1. F1
+mean over the twelve conditions, false alarms on the streams' sounds, end
+of speech median / p95:
+  hold 0.3:   0.9228, 1.96%, 560 / 810
+  hold 0.35:  0.9229, 2.00%, 560 / 810
+  hold 0.4:   0.9231, 2.04%, 560 / 810
+  hold 0.45:  0.9232, 2.09%, 570 / 820
+  hold 0.5:   0.9234, 2.12%, 570 / 820
+  hold 0.55:  0.9236, 2.17%, 570 / 820
+  hold 0.6:   0.9237, 2.21%, 570 / 830
+  hold 0.7:   0.9234, 2.40%, 580 / 830
+so 0.4. On the held-out set (clean / white 20 10 5 0 / pink 20 10 5 0,
+the sounds' frames taken in the clear) the shorter holds are ahead:
+  hold 0.3:   0.880 / 0.865 0.864 0.865 0.860 / 0.878 0.882 0.871 0.854, 831
+  hold 0.4:   0.880 / 0.863 0.862 0.862 0.859 / 0.878 0.881 0.871 0.853, 843
+  hold 0.5:   0.879 / 0.862 0.860 0.859 0.857 / 0.877 0.880 0.868 0.853, 867
+  hold 0.6:   0.878 / 0.860 0.858 0.857 0.853 / 0.875 0.878 0.866 0.850, 918
+  hold 0.7:   0.875 / 0.856 0.854 0.852 0.846 / 0.872 0.873 0.862 0.846, 986
+(end of speech 630 / 820 for 0.3 to 0.5, 640 / 820 for 0.55, 640 / 830
+for 0.6, 650 / 840 for 0.7).
+vadbench, run after the choice, goes the other way, as it did for the
+weights before (F1, end of speech; draws.py's mean margins over Silero,
+thousandths, white 20 10 5 0 / pink 20 10 5 0):
+  hold 0.3:   0.965 / 0.965 0.961 0.954 0.953 / 0.965 0.958 0.949 0.940, 520 / 690
+  hold 0.35:  0.966 / 0.965 0.961 0.954 0.953 / 0.966 0.959 0.949 0.940, 525 / 690
+  hold 0.4:   0.966 / 0.966 0.962 0.955 0.953 / 0.966 0.959 0.949 0.941, 530 / 690
+              +3.1 -2.7 -0.6 +8.9 / +3.5 +1.9 +4.0 +8.5
+  hold 0.5:   0.967 / 0.967 0.962 0.955 0.954 / 0.967 0.960 0.950 0.942, 530 / 697
+              +4.2 -1.8 +0.1 +9.6 / +4.6 +3.1 +4.9 +9.7
+  hold 0.6:   0.968 / 0.968 0.964 0.956 0.955 / 0.969 0.961 0.952 0.943, 530 / 700
+              +5.3 -0.4 +1.1 +10.4 / +5.8 +4.4 +6.2 +10.8
+  hold 0.7:   0.969 / 0.970 0.965 0.958 0.956 / 0.970 0.963 0.953 0.945, 545 / 700
+A longer hold would put vadbench level with Silero at white 10 dB, and
+0.3 would meet the issue's median end of speech there (520) at 0.001 of
+F1 more than 0.4 costs; but vadbench is the test, and the rule on the
+training streams, chosen before either was seen, says 0.4.
+
+Tried at the same time and not taken (the hold 0.5 in all three):
+  the sounds' second variant at another pitch, not speed (`--variant-kinds
+  speed,pitch`: sox `pitch`, the length kept) on both draws of the streams:
+  worse than speed alone on each, 1,637 and 1,209 of the held-out sounds'
+  frames taken (speed alone 867 and 1,173), the clear 0.860 and 0.869,
+  Tux Paint's moo 58 and 118 of 120 frames over 0.5 (shipped 37), and on
+  the second draw 3% false alarms on vadbench's clean distractors;
+  lookahead 2 (`--lookahead 2`, the shipped recipe and draw): the decision
+  waits 10 ms less but the network lets go later: vadbench 0.966 / 0.963
+  0.961 0.954 0.951 / 0.965 0.958 0.950 0.938, end of speech 525 / 720;
+  held out 0.877 (5%), 760 of the sounds' frames;
+  a stricter rule for opening a segment (simulated on the element's
+  probabilities): min-speech-ms of speech frames and the mean probability
+  of the last min-speech-ms at least 0.6-0.9. On the training streams
+  every level lowers F1 (0.9234 to 0.9232 at 0.6, 0.9221 at 0.8) and
+  loses whole utterances (80 of 4,032 with no segment at all, 99 at 0.6,
+  188 at 0.8) for fewer false alarms (2.12% to 2.00% and 1.36%); the mean
+  since the first speech frame instead of the last 200 ms loses alsa's
+  "Front ... Center" altogether; and Tux Paint's moo and cello still open
+  segments at every level up to 0.85, where the spoken "Cow" goes first.
 """
 import argparse
 import glob
