@@ -1771,6 +1771,8 @@ def main():
                         help="each recorded sound this many more times, 0.7-1.4x faster or slower")
     parser.add_argument("--variant-kinds", type=variant_kinds, default=["speed"],
                         help="how the variants are made, comma-separated, round the list: speed, pitch (sox pitch), tempo (sox tempo)")
+    parser.add_argument("--hard-sound-weight", type=float, default=1.0,
+                        help="train twice: the second time, the sound frames the first took for speech weighed this much more")
     parser.add_argument("--layout-seed", type=int, default=LAYOUT_SEED,
                         help="the seed the streams are laid out with: judge a recipe on two or three draws, not one")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
@@ -1846,6 +1848,16 @@ def main():
         sys.exit(f"--model {arguments.model} trains one network: give one --model-seed")
     members = [train_member(seed, x, target, weight, timed, lengths, count, arguments) for seed in arguments.model_seed]
     probability = np.mean([member["probability"] for member in members], axis=0)
+    if arguments.hard_sound_weight != 1:
+        # The sounds' frames the first training still takes for speech, weighed up, and every member trained again.
+        hard = distractor_frames.astype(bool) & (probability > 0.5)
+        print(f"--hard-sound-weight: {hard.sum()} of {distractor_frames.sum()} sound frames over 0.5, weighed x{arguments.hard_sound_weight:g}",
+              flush=True)
+        weight[hard] *= arguments.hard_sound_weight
+        if timed is not weight:
+            timed[hard] *= arguments.hard_sound_weight
+        members = [train_member(seed, x, target, weight, timed, lengths, count, arguments) for seed in arguments.model_seed]
+        probability = np.mean([member["probability"] for member in members], axis=0)
     decided = probability > 0.5
     tp = np.sum(decided & (y > 0))
     print(f"training F1 {2 * tp / (decided.sum() + (y > 0).sum()):.3f}"
@@ -1866,7 +1878,9 @@ def main():
              f"teacher weight {arguments.teacher_weight},",
              f"// onset weight {arguments.onset_weight}, tail weight {arguments.tail_weight}"
              f"{f', recording noise under {arguments.beds:.0%} of the speech' if arguments.beds else ''},",
-             f"// {noisy_speech_note(arguments)}lookahead {arguments.lookahead} frames, model seed{'s' if len(members) > 1 else ''} {seeds}.",
+             f"// {noisy_speech_note(arguments)}"
+             f"{f'trained twice, the sound frames the first took for speech weighed {arguments.hard_sound_weight:g}x, ' if arguments.hard_sound_weight != 1 else ''}"
+             f"lookahead {arguments.lookahead} frames, model seed{'s' if len(members) > 1 else ''} {seeds}.",
              "enum SpeechClassifierWeights {",
              "    /// Frames each decision waits for: the output after frame t is about frame t - lookahead.",
              f"    static let lookahead = {arguments.lookahead}",
