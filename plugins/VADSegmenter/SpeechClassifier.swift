@@ -27,7 +27,7 @@ import Foundation
 /// 0.9234) with fewer false alarms on the sounds (2.04% against 2.12%). On
 /// the held-out set (benchmarks/vad/heldout) it is level or ahead of 0.5 in
 /// every condition and takes fewer of the sounds' frames (843 against 867);
-/// on vadbench it loses 0.001 in six conditions and ends speech as 0.5 does
+/// on vadbench it loses 0.001 in seven conditions and ends speech as 0.5 does
 /// at the median (530), earlier at p95 (690 against 697)
 /// (benchmarks/vad/train/train.py, "The hold again").
 ///
