@@ -251,6 +251,7 @@ struct WorkQueueTests {
         #expect(killed.exitStatus(within: 10) != nil)
         let killedJob = try #require(killed.output.split(separator: "\n").first { $0.contains(": started") }?
             .split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) })
+        let survivor = killed === first ? second : first
 
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
         #expect(watch.status == 0, "\(watch.stderr)")
@@ -268,7 +269,6 @@ struct WorkQueueTests {
                 // started: the C client can queue a pull's late answer behind
                 // the job it returned. That job is delivered again, once,
                 // after the ack wait; no other job may be disturbed.
-                let survivor = killed === first ? second : first
                 #expect(job.result?.attempts == 2, "\(job.job) was disturbed: \(job.result?.reasons ?? [])")
                 #expect(job.result?.reasons.first == "attempt 1: delivered, but no worker recorded starting it",
                         "\(job.job) was disturbed: \(job.result?.reasons ?? [])")

@@ -18,13 +18,15 @@ import Foundation
 /// network), sixteen outputs at a time (`DenseNetwork`). Each member's
 /// context logit is smoothed unevenly: a rise is followed quickly, so the
 /// first syllable is not cut; a fall more slowly, so a dip inside a word
-/// does not end the speech. The hold on a fall, 0.4, is chosen again for
-/// each new set of weights on the training streams, never on vadbench
-/// (benchmarks/vad/train/streams.py): of the holds whose end of speech there
-/// is earliest, the one with the best F1. For these weights 0.3, 0.35 and
-/// 0.4 end speech at 560 / 810 ms (median / p95) and 0.45 to 0.6 at
-/// 570 / 820-830; of the first three 0.4 has the best F1 (0.9231, 0.5 had
-/// 0.9234) with fewer false alarms on the sounds (2.04% against 2.12%). On
+/// does not end the speech. The hold on a fall belongs to the weights
+/// (`SpeechClassifierWeights.fallingHold`, written by train.py's `--hold`):
+/// it is chosen again for each new set of weights on their training
+/// streams, never on vadbench (benchmarks/vad/train/streams.py): of the
+/// holds whose end of speech there is earliest, the one with the best F1.
+/// For the shipped weights 0.3, 0.35 and 0.4 end speech at 560 / 810 ms
+/// (median / p95) and 0.45 to 0.6 at 570 / 820-830; of the first three 0.4
+/// has the best F1 (0.9231, 0.5 had 0.9234) with fewer false alarms on the
+/// sounds (2.04% against 2.12%). On
 /// the held-out set (benchmarks/vad/heldout) it is level or ahead of 0.5 in
 /// every condition and takes fewer of the sounds' frames (843 against 867);
 /// on vadbench it loses 0.001 in seven conditions and ends speech as 0.5 does
@@ -44,7 +46,7 @@ public struct SpeechClassifier: SpeechDetector {
     /// Per member, in `Network.members`' order.
     private var members: [MemberState]
     private var scratch: Scratch
-    static let rising: Float = 0.3, falling: Float = 0.4
+    static let rising: Float = 0.3, falling = SpeechClassifierWeights.fallingHold
 
     /// What one member keeps between frames.
     struct MemberState {

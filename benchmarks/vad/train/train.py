@@ -942,8 +942,11 @@ of speech median / p95:
   hold 0.55:  0.9236, 2.17%, 570 / 820
   hold 0.6:   0.9237, 2.21%, 570 / 830
   hold 0.7:   0.9234, 2.40%, 580 / 830
-so 0.4. On the held-out set (clean / white 20 10 5 0 / pink 20 10 5 0,
-the sounds' frames taken in the clear) the shorter holds are ahead:
+so 0.4, now written with the weights (`--hold`, as
+SpeechClassifierWeights.fallingHold), so that a hold chosen for other
+weights cannot stay behind unseen: choose it again with streams.py for
+every new set. On the held-out set (clean / white 20 10 5 0 / pink 20 10
+5 0, the sounds' frames taken in the clear) the shorter holds are ahead:
   hold 0.3:   0.880 / 0.865 0.864 0.865 0.860 / 0.878 0.882 0.871 0.854, 831
   hold 0.4:   0.880 / 0.863 0.862 0.862 0.859 / 0.878 0.881 0.871 0.853, 843
   hold 0.5:   0.879 / 0.862 0.860 0.859 0.857 / 0.877 0.880 0.868 0.853, 867
@@ -1039,8 +1042,19 @@ def decode(path, effects=()):
         command = [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-f", "g722", "-i", path,
                    "-f", "f32le", "-ac", "1", "-ar", str(RATE), "-"]
     else:
-        command = ["sox", path, "-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point", "-", *effects]
-    raw = subprocess.run(command, check=True, capture_output=True).stdout
+        command = ["sox", path, *RAW_FLOAT, "-", *effects]
+    return float_audio(command)
+
+
+# sox's words for the raw audio decode() and sox_effects() read: 16 kHz mono float.
+RAW_FLOAT = ["-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point"]
+
+
+def float_audio(command, audio=None):
+    """What `command` writes to its output as raw float audio (RAW_FLOAT),
+    given `audio` on its input in the same form when there is any."""
+    given = None if audio is None else audio.astype("<f4").tobytes()
+    raw = subprocess.run(command, input=given, check=True, capture_output=True).stdout
     return np.frombuffer(raw, dtype="<f4").astype(np.float64)
 
 
@@ -1316,6 +1330,9 @@ def wandering_gain(rng, audio):
     return audio * 10 ** (gain_db / 20)
 
 
+# The hold on a fall (--hold) chosen for the shipped weights on their training streams ("The hold again").
+HOLD = 0.4
+
 # The streams' layout (--layout-seed): the shipped weights' draw; another seed names its frame cache.
 LAYOUT_SEED = 20261122
 
@@ -1361,10 +1378,14 @@ def sound_variants(sounds, count, kinds=("speed",)):
 
 def sox_effects(audio, effects):
     """16 kHz mono float audio through sox's `effects`."""
-    raw = ["-t", "raw", "-r", str(RATE), "-c", "1", "-b", "32", "-e", "floating-point"]
-    result = subprocess.run(["sox", *raw, "-", *raw, "-", *effects], input=audio.astype("<f4").tobytes(),
-                            check=True, capture_output=True)
-    return np.frombuffer(result.stdout, dtype="<f4").astype(np.float64)
+    return float_audio(["sox", *RAW_FLOAT, "-", *RAW_FLOAT, "-", *effects], audio)
+
+
+def variants_note(count, kinds):
+    """The weights file's words for --sound-variants and --variant-kinds."""
+    if kinds == ["speed"]:
+        return f", each also at {count} other speeds"
+    return f", each also {count} more times, made by {', '.join(kinds)} in turn"
 
 
 def wanderer(share):
@@ -1795,6 +1816,8 @@ def main():
                         help="train twice: the second time, the sound frames the first took for speech weighed this much more")
     parser.add_argument("--layout-seed", type=int, default=LAYOUT_SEED,
                         help="the seed the streams are laid out with: judge a recipe on two or three draws, not one")
+    parser.add_argument("--hold", type=float, default=HOLD,
+                        help="the hold on a fall written with the weights: choose it for new weights with streams.py (\"The hold again\")")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
@@ -1874,7 +1897,7 @@ def main():
         print(f"--hard-sound-weight: {hard.sum()} of {distractor_frames.sum()} sound frames over 0.5, weighed x{arguments.hard_sound_weight:g}",
               flush=True)
         weight[hard] *= arguments.hard_sound_weight
-        if timed is not weight:
+        if timed is not weight:  # the same array for the models without a context stage
             timed[hard] *= arguments.hard_sound_weight
         members = [train_member(seed, x, target, weight, timed, lengths, count, arguments) for seed in arguments.model_seed]
         probability = np.mean([member["probability"] for member in members], axis=0)
@@ -1892,7 +1915,7 @@ def main():
              f"{'; animals, instruments, music and work sounds from GCompris, Wesnoth, Widelands and Sonic Pi' if arguments.more_sounds else ''}"
              f"{'; words, letters, prompts and dialogue by real talkers from KTuberling, KLettres, Asterisk and Fish Fillets' if arguments.more_speech else ''};",
              f"// {arguments.recorded_share:.0%} of the non-speech items recorded sounds"
-             f"{f', each also at {arguments.sound_variants} other speeds' if arguments.sound_variants else ''}),",
+             f"{variants_note(arguments.sound_variants, arguments.variant_kinds) if arguments.sound_variants else ''}),",
              f"// {arguments.model} {layers}{f', then {context_layers}' if context_layers else ''},",
              f"// {arguments.epochs} epochs, speech weight {arguments.positive_weight}, sound weight {arguments.sound_weight}, "
              f"teacher weight {arguments.teacher_weight},",
@@ -1904,6 +1927,9 @@ def main():
              "enum SpeechClassifierWeights {",
              "    /// Frames each decision waits for: the output after frame t is about frame t - lookahead.",
              f"    static let lookahead = {arguments.lookahead}",
+             "    /// How much of the smoothed logit a fall keeps each frame (SpeechClassifier): chosen for these weights",
+             "    /// on their training streams (streams.py; train.py, \"The hold again\").",
+             f"    static let fallingHold: Float = {arguments.hold:g}",
              f"    static let inputMean: [Float] = {swift_array(mean)}",
              f"    static let inputScale: [Float] = {swift_array(1 / scale)}",
              f"    static let layerSizes = {layers}"]
