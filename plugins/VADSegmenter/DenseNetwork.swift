@@ -81,6 +81,20 @@ final class DenseNetwork: @unchecked Sendable {
     /// activations (in one of `buffers`, until the next evaluation).
     func evaluate(_ values: UnsafePointer<Float>, buffers: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>))
         -> (logit: Float, hidden: UnsafeMutablePointer<Float>, hiddenCount: Int) {
+        let (outputs, before) = run(values, buffers: buffers)
+        return (outputs[0], before, layers[layers.count - 1].inputs)
+    }
+
+    /// Every unit of the last layer for one input (in one of `buffers`, until
+    /// the next evaluation), for a network whose last layer is not one logit.
+    func outputs(of values: UnsafePointer<Float>, buffers: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>))
+        -> UnsafeMutablePointer<Float> {
+        run(values, buffers: buffers).outputs
+    }
+
+    /// The last layer's outputs and the buffer holding the layer before them.
+    private func run(_ values: UnsafePointer<Float>, buffers: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>))
+        -> (outputs: UnsafeMutablePointer<Float>, before: UnsafeMutablePointer<Float>) {
         var from = values
         var (to, spare) = buffers
         let last = layers.count - 1
@@ -91,8 +105,8 @@ final class DenseNetwork: @unchecked Sendable {
                 swap(&to, &spare)
             }
         }
-        // After the last swap `to` holds the layer before the output.
-        return (from[0], to, layers[last].inputs)
+        // After the last swap `spare` holds the output and `to` the layer before it.
+        return (spare, to)
     }
 
     /// `y = b + Wx`, then max(y, 0) if `rectify`, one block of outputs at a time.

@@ -104,9 +104,11 @@ class GRUClassifier:
         db1 = da1.sum(axis=0)
         return [dw1, db1, dwi, dbi, dwh, dbh, dwo, dbo]
 
-    def train(self, x, target, weight, epochs, rng, chunk=400, warmup=50, batch=64, rate=3e-3, log=print):
-        """x, target, weight: per frame, streams in order."""
-        starts = np.arange(0, len(x) - chunk, chunk // 2)
+    def train(self, x, target, weight, epochs, rng, chunk=400, warmup=50, batch=64, rate=3e-3, log=print, starts=None):
+        """x, target, weight: per frame, streams in order; `starts`: where
+        chunks may start (by default every half chunk, across streams' joins)."""
+        if starts is None:
+            starts = np.arange(0, len(x) - chunk, chunk // 2)
         params = self.parameters()
         moments = [np.zeros_like(p) for p in params]
         squares = [np.zeros_like(p) for p in params]
@@ -137,11 +139,14 @@ class GRUClassifier:
             rate *= 0.85
             log(f"epoch {epoch + 1}: loss {total / max(counted, 1):.4f}")
 
-    def probability(self, x, chunk=20000):
-        """Runs the whole sequence through, state carried, as the element does."""
+    def logits(self, x, chunk=20000):
+        """Runs the whole sequence through from a zero state, state carried, as the element does."""
         out = []
         h = None
         for first in range(0, len(x), chunk):
-            out.append(sigmoid(self.forward(x[None, first:first + chunk], h=h)[0]))
+            out.append(self.forward(x[None, first:first + chunk], h=h)[0])
             h = self.state
         return np.concatenate(out)
+
+    def probability(self, x, chunk=20000):
+        return sigmoid(self.logits(x, chunk))
