@@ -2,6 +2,11 @@
 
     features (per 10 ms frame) -> dense + ReLU -> GRU -> dense -> logit
 
+Used two ways by train.py: as a classifier of its own on the front end's
+features (`--model gru`, a trial), and as each context member's recurrent
+head on the context network's inputs (`--recurrent-state`, shipped; the
+element's RecurrentNetwork runs it).
+
 The feature front end already sees 320 ms of summaries; the GRU carries
 context for as long as it learns to (a talker's rhythm across pauses, a
 melody or an animal call that goes on for seconds), in a state of `hidden`
