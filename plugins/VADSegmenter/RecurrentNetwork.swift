@@ -4,10 +4,11 @@ import Foundation
 /// per-frame context inputs the context network reads, with a state of
 /// `stateSize` floats carried from frame to frame.
 ///
-/// The context network sees a fixed 300 ms back; the state keeps what it
-/// learnt to keep for as long as it needs: a talker's rhythm across a weak
-/// stretch, or a moo or a cello note that has gone on for half a second with
-/// none of speech's syllables. Trained by benchmarks/vad/train/train.py
+/// The context network sees a fixed 300 ms back; the state keeps what
+/// training taught it to keep, for as long as it needs: what was missed was
+/// mostly weak stretches inside an utterance, which a recurrent state can
+/// hold through, and what was taken for speech was mostly animals' calls
+/// that go on for most of a second. Trained by benchmarks/vad/train/train.py
 /// (`--recurrent-state`, gru.py) on chunks of 4 s that start from a zero
 /// state, as the element's stream does.
 ///

@@ -10,9 +10,8 @@ import Foundation
 ///    a burst of noise is told apart by what came before it;
 /// 3. the recurrent head (`RecurrentNetwork`, a GRU with 16 floats of
 ///    state) on the same inputs as the context network, with a logit of its
-///    own. Its state reaches back as far as it learnt to: through a weak
-///    stretch inside a sentence, or over a moo that has gone on too long
-///    with no syllables in it.
+///    own. Its state carries as much of the past as training taught it to,
+///    with no fixed reach: the context network sees 300 ms back, no more.
 ///
 /// The two logits are smoothed alike and their probabilities averaged. With
 /// the head, F1 rose in all nine conditions of the held-out set on both
