@@ -1078,6 +1078,15 @@ ms, the minimum that opens a segment: 3% of the distractor frames. End of
 speech p95 moves both ways (720 and 660 against 690 and 683). Taken: the
 gain is on both draws and both sets; white 10 dB on vadbench is still
 0.002 behind Silero on the shipped draw.
+Tried after, not taken (scratch heads on the same base members, the pair
+against the same pair's plain heads): the sounds' frames weighed 2x more
+for the head alone. Held out a little ahead in six conditions (0.885 /
+0.877 0.881 0.883 0.865 / 0.892 0.895 0.877 0.851 against 0.883 / 0.874
+0.881 0.882 0.866 / 0.888 0.895 0.878 0.848) with fewer sound frames (554
+against 623), but the streams lose F1 (0.9298 against 0.9324, false
+alarms 1.14% against 1.57%) and vadbench 0.001 in seven conditions; and
+the head without smoothing (streams 0.9322, end of speech 570 / 874
+against 0.9324, 570 / 830).
 """
 import argparse
 import glob
