@@ -106,7 +106,7 @@ public struct SpeechClassifier: SpeechDetector {
     private static func smooth(_ smoothed: inout Float, towards logit: Float) -> Float {
         let keep = logit > smoothed ? rising : falling
         smoothed = keep * smoothed + (1 - keep) * logit
-        return 1 / (1 + exp(-smoothed))
+        return logistic(smoothed)
     }
 
     /// Decides the frames still waiting in `delay` as if the stream went quiet

@@ -28,6 +28,19 @@ def sigmoid(x):
     return 1 / (1 + np.exp(-np.clip(x, -30, 30)))
 
 
+def stream_offsets(lengths):
+    """Where each stream starts in the frames laid end to end, and where the last ends."""
+    return np.concatenate([[0], np.cumsum(lengths)])
+
+
+def chunk_starts(lengths, chunk):
+    """Where training chunks may start: every half chunk inside each stream,
+    never across a join (a chunk starts from a zero state, as a stream does)."""
+    offsets = stream_offsets(lengths)
+    return np.concatenate([np.arange(start, start + length - chunk + 1, chunk // 2)
+                           for start, length in zip(offsets[:-1], lengths) if length >= chunk])
+
+
 class GRUClassifier:
     def __init__(self, inputs, dense, hidden, rng):
         f32 = np.float32
@@ -109,11 +122,11 @@ class GRUClassifier:
         db1 = da1.sum(axis=0)
         return [dw1, db1, dwi, dbi, dwh, dbh, dwo, dbo]
 
-    def train(self, x, target, weight, epochs, rng, chunk=400, warmup=50, batch=64, rate=3e-3, log=print, starts=None):
-        """x, target, weight: per frame, streams in order; `starts`: where
-        chunks may start (by default every half chunk, across streams' joins)."""
-        if starts is None:
-            starts = np.arange(0, len(x) - chunk, chunk // 2)
+    def train(self, x, target, weight, epochs, rng, chunk=400, warmup=50, batch=64, rate=3e-3, log=print, lengths=None):
+        """x, target, weight: per frame, streams in order. With the streams'
+        `lengths`, chunks stay inside one stream (`chunk_starts`); without,
+        they start every half chunk across the joins, as `--model gru` trained."""
+        starts = chunk_starts(lengths, chunk) if lengths is not None else np.arange(0, len(x) - chunk, chunk // 2)
         params = self.parameters()
         moments = [np.zeros_like(p) for p in params]
         squares = [np.zeros_like(p) for p in params]
@@ -144,14 +157,17 @@ class GRUClassifier:
             rate *= 0.85
             log(f"epoch {epoch + 1}: loss {total / max(counted, 1):.4f}")
 
-    def logits(self, x, chunk=20000):
-        """Runs the whole sequence through from a zero state, state carried, as the element does."""
+    def logits(self, x, lengths=None, chunk=20000):
+        """Runs each stream through from a zero state, state carried, as the
+        element does (without `lengths`, the frames are one stream)."""
+        offsets = stream_offsets([len(x)] if lengths is None else lengths)
         out = []
-        h = None
-        for first in range(0, len(x), chunk):
-            out.append(self.forward(x[None, first:first + chunk], h=h)[0])
-            h = self.state
+        for start, end in zip(offsets[:-1], offsets[1:]):
+            h = None
+            for first in range(start, end, chunk):
+                out.append(self.forward(x[None, first:min(first + chunk, end)], h=h)[0])
+                h = self.state
         return np.concatenate(out)
 
-    def probability(self, x, chunk=20000):
-        return sigmoid(self.logits(x, chunk))
+    def probability(self, x, lengths=None):
+        return sigmoid(self.logits(x, lengths))

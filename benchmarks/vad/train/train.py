@@ -1742,6 +1742,16 @@ def swift_array(values):
     return "[" + ", ".join(f"{v:.6g}" for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
 
 
+def gru_lines(model, indent):
+    """A GRU's (gru.py's) weights as Swift arrays, row-major by output unit like
+    the layers': the ReLU layer, the gates' input projections (r, z, n blocks
+    of the state's size), the state's projections, then the output."""
+    return [f"{indent}static let {name}: [Float] = {swift_array(values)}"
+            for name, values in [("denseWeights", model.w1.T), ("denseBiases", model.b1), ("inputWeights", model.wi.T),
+                                 ("inputBiases", model.bi), ("stateWeights", model.wh.T), ("stateBiases", model.bh),
+                                 ("outputWeights", model.wo.T), ("outputBias", model.bo)]]
+
+
 def layer_lines(network, weights, biases, indent="    "):
     """A dense network's layers as Swift constants named `weights`N and
     `biases`N: weights row-major by output unit (the inner loop of inference
@@ -1845,15 +1855,10 @@ def recurrent_head(context, target, timed, lengths, rng, arguments):
     join: the element's state starts at zero with each stream too."""
     from gru import GRUClassifier
     print("the recurrent head:", flush=True)
-    chunk = arguments.recurrent_chunk
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    starts = np.concatenate([np.arange(start, start + length - chunk + 1, chunk // 2)
-                             for start, length in zip(offsets[:-1], lengths) if length >= chunk])
     head = GRUClassifier(context.shape[1], arguments.recurrent_dense, arguments.recurrent_state, rng)
-    head.train(context, target.astype(np.float32), timed.astype(np.float32), arguments.recurrent_epochs, rng, chunk=chunk,
-               starts=starts, log=lambda line: print(line, flush=True))
-    probability = np.concatenate([head.probability(context[start:end]) for start, end in zip(offsets[:-1], offsets[1:])])
-    return {"recurrent": head, "recurrent_probability": probability}
+    head.train(context, target.astype(np.float32), timed.astype(np.float32), arguments.recurrent_epochs, rng,
+               chunk=arguments.recurrent_chunk, lengths=lengths, log=lambda line: print(line, flush=True))
+    return {"recurrent": head, "recurrent_probability": head.probability(context, lengths)}
 
 
 def main():
@@ -2042,13 +2047,7 @@ def main():
              f"    static let inputScale: [Float] = {swift_array(1 / scale)}",
              f"    static let layerSizes = {layers}"]
     if arguments.model == "gru":
-        # Row-major by output unit, like the MLP's: the dense layer, then the
-        # gates' input and recurrent weights (r, z, n blocks of `state` rows).
-        model = members[0]["model"]
-        for name, values in [("denseWeights", model.w1.T), ("denseBiases", model.b1), ("inputWeights", model.wi.T),
-                             ("inputBiases", model.bi), ("stateWeights", model.wh.T), ("stateBiases", model.bh),
-                             ("outputWeights", model.wo.T), ("outputBias", model.bo)]:
-            lines.append(f"    static let {name}: [Float] = {swift_array(values)}")
+        lines += gru_lines(members[0]["model"], indent="    ")
     elif arguments.model == "mlp":
         lines += layer_lines(members[0]["model"], "weights", "biases")
     else:
@@ -2068,15 +2067,9 @@ def main():
             context_pairs = ", ".join(f"(contextWeights{index}, contextBiases{index})" for index in range(len(stage.weights)))
             recurrent = ""
             if "recurrent" in member:
-                # Row-major by output unit, like the layers': the ReLU layer, the gates' input projections
-                # (r, z, n blocks of the state's size), the state's projections, the output.
-                head = member["recurrent"]
-                for name, values in [("recurrentWeights0", head.w1.T), ("recurrentBiases0", head.b1), ("recurrentWeights1", head.wi.T),
-                                     ("recurrentBiases1", head.bi), ("stateWeights", head.wh.T), ("stateBiases", head.bh),
-                                     ("outputWeights", head.wo[:, 0])]:
-                    lines.append(f"        static let {name}: [Float] = {swift_array(values)}")
-                recurrent = (", recurrent: RecurrentWeights(input: [(recurrentWeights0, recurrentBiases0), (recurrentWeights1, recurrentBiases1)], "
-                             f"stateWeights: stateWeights, stateBiases: stateBiases, outputWeights: outputWeights, outputBias: {head.bo[0]:g})")
+                lines += gru_lines(member["recurrent"], indent="        ")
+                recurrent = (", recurrent: RecurrentWeights(input: [(denseWeights, denseBiases), (inputWeights, inputBiases)], "
+                             "stateWeights: stateWeights, stateBiases: stateBiases, outputWeights: outputWeights, outputBias: outputBias[0])")
             lines.append(f"        static let member = ClassifierMember(frame: [{frame_layers}], contextMean: contextMean, "
                          f"contextScale: contextScale, context: [{context_pairs}]{recurrent})")
             lines.append("    }")
