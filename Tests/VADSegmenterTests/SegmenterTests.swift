@@ -37,6 +37,23 @@ import Testing
         #expect(found[0].reason == .silence)
     }
 
+    /// Fed by a detector with a lookahead, each frame arrives with that much
+    /// audio already heard after it, and the silence that ends a segment
+    /// counts it: the close is decided silence-duration-ms after the speech.
+    @Test func theDetectorsLookaheadCountsTowardsTheSilenceThatEndsASegment() {
+        var segmenter = Segmenter(configuration, heardAhead: 3)
+        let actions = run(&segmenter, Array(repeating: 0.1, count: 100) + Array(repeating: 0.9, count: 100) + Array(repeating: 0.1, count: 100))
+        let found = ends(actions)
+        #expect(found.count == 1)
+        #expect(found.first?.end == 2_470_000_000, "470 ms judged silent, the 30 ms after it heard: decided 500 ms after the speech")
+        #expect(found.first?.reason == .silence)
+
+        // A pause whose judged part falls one frame short of that is no end.
+        var again = Segmenter(configuration, heardAhead: 3)
+        let pause = Array(repeating: Float(0.9), count: 50) + Array(repeating: 0.1, count: 46) + Array(repeating: 0.9, count: 50)
+        #expect(ends(run(&again, pause)).map(\.reason) == [.eos])
+    }
+
     @Test func speechShorterThanMinSpeechNeverBecomesASegment() {
         var segmenter = Segmenter(configuration)
         let actions = run(&segmenter, Array(repeating: 0.1, count: 50) + Array(repeating: 0.9, count: 15) + Array(repeating: 0.1, count: 100))

@@ -74,7 +74,7 @@ enum VADFrames {
     /// vadsegmenter's own state machine, with the element's defaults.
     static func segment(_ samples: [Int16], _ probabilities: [Float], hop: Int) -> ([Bool], [Segment]) {
         let configuration = VADSegmenterElement.defaultConfiguration
-        var segmenter = Segmenter(configuration)
+        var segmenter = VADSegmenterElement.segmenter(configuration)
         let frameNs: UInt64 = 10_000_000
         let lookahead = UInt64(VADSegmenterElement.lookaheadMs) * 1_000_000
         var decisions = [Bool](repeating: false, count: probabilities.count)

@@ -75,6 +75,9 @@ public struct Segmenter {
     private var open: Open?
     /// Frames held back near max-segment-ms, to cut at the quietest one.
     private var held: [Frame] = []
+    /// Frames of audio already heard after each frame when it is pushed (the
+    /// detector's lookahead: it judged the frame with them in hand).
+    public let heardAhead: Int
 
     struct Open {
         var id: UInt64
@@ -95,7 +98,18 @@ public struct Segmenter {
         }
     }
 
-    public init(_ configuration: SegmenterConfiguration) { self.configuration = configuration }
+    /// `heardAhead`: how many frames of audio had arrived after each frame
+    /// by the time it is pushed with its probability. In vad mode they count
+    /// towards silence-duration-ms: a segment closes once that much audio has
+    /// arrived after its last speech frame, the last `heardAhead` frames of
+    /// it heard by the detector but not yet judged one by one. So the close
+    /// is decided silence-duration-ms after the speech, not that plus the
+    /// lookahead; a pause survives if its first silence-duration-ms −
+    /// `heardAhead` × 10 ms are not all judged silent.
+    public init(_ configuration: SegmenterConfiguration, heardAhead: Int = 0) {
+        self.configuration = configuration
+        self.heardAhead = max(0, heardAhead)
+    }
 
     private func frames(_ ms: Int) -> Int { max(0, ms / 10) }
     public var isInSegment: Bool { open != nil }
@@ -222,7 +236,7 @@ public struct Segmenter {
             actions.append(keep(frame))
             lastEnd = frame.end
         }
-        if allowEnd && silenceRun >= max(1, frames(configuration.silenceDurationMs)) {
+        if allowEnd && silenceRun >= max(1, frames(configuration.silenceDurationMs) - heardAhead) {
             for heldFrame in held { actions.append(keep(heldFrame)) }
             let end = held.last?.end ?? frame.end
             held.removeAll()

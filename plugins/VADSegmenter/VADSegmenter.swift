@@ -25,7 +25,10 @@
 // it in hand (`SpeechClassifier.lookahead`): a weak first consonant is told
 // from a click by the vowel after it. So each frame is decided 30 ms after it
 // arrives, and that wait is part of the latency the element reports and of
-// its end-of-speech figures. At EOS the frames still waiting are decided as
+// its end-of-speech figures. The 30 ms it waits for are heard audio, so they
+// count towards silence-duration-ms: a segment closes silence-duration-ms
+// after its speech, not 30 ms later (its audio ends where the frames judged
+// silent do, 470 ms after the speech at the default). At EOS the frames still waiting are decided as
 // if silence followed. In ptt and always modes no frame waits: the button
 // or the stream cuts there, and a release is acted on at once. Figures
 // against WebRTC VAD and Silero: benchmarks/vad/results.md.
@@ -66,7 +69,7 @@ public final class VADSegmenterElement: Filter {
                      .double(default: DEFAULT_THRESHOLD, range: 0...1), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("prefix-padding-ms", nick: "Prefix padding", blurb: "Audio kept before the detected start of speech, in ms",
                      .int(default: DEFAULT_PREFIX_PADDING_MS, range: 0...5000)),
-        PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms",
+        PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's 30 ms lookahead counts towards it)",
                      .int(default: DEFAULT_SILENCE_DURATION_MS, range: 10...10_000), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms",
                      .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
@@ -124,7 +127,7 @@ public final class VADSegmenterElement: Filter {
 
     public let element: ElementHandle
     private let settings = Mutex(Settings())
-    private let state = Mutex(State(segmenter: Segmenter(Settings().segmenter)))
+    private let state = Mutex(State(segmenter: VADSegmenterElement.segmenter(Settings().segmenter)))
     private let segmentsClosed = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) { self.element = element }
@@ -166,7 +169,7 @@ public final class VADSegmenterElement: Filter {
     public func start() throws(ElementMessageText) {
         let configuration = settings.withLock { $0.segmenter }
         segmentsClosed.store(0, ordering: .relaxed)
-        state.withLock { $0 = State(segmenter: Segmenter(configuration)) }
+        state.withLock { $0 = State(segmenter: Self.segmenter(configuration)) }
     }
 
     public func transform(_ buffer: Buffer) -> [Output] {
@@ -351,6 +354,14 @@ public final class VADSegmenterElement: Filter {
     /// How long each frame's decision waits for the frames after it (the detector's lookahead).
     public static let lookaheadMs = SpeechClassifier.lookahead * 10
 
+    /// The segmenter fed by the detector: every frame reaches it with the
+    /// lookahead's frames already heard after it, and those count towards
+    /// silence-duration-ms, so a pause ends a segment silence-duration-ms
+    /// after the speech, the wait included (see `Segmenter.init`).
+    public static func segmenter(_ configuration: SegmenterConfiguration) -> Segmenter {
+        Segmenter(configuration, heardAhead: SpeechClassifier.lookahead)
+    }
+
     public func sinkEvent(_ event: Event) -> [Output] {
         switch event.view {
         case .caps(let caps):
@@ -385,7 +396,7 @@ public final class VADSegmenterElement: Filter {
             state.withLock { state in
                 // sentSegment is false again: the next segment is forwarded.
                 let rate = state.rate
-                state = State(rate: rate, detector: SpeechClassifier(rate: rate), segmenter: Segmenter(configuration))
+                state = State(rate: rate, detector: SpeechClassifier(rate: rate), segmenter: Self.segmenter(configuration))
             }
             return [.event(event)]
         default:
