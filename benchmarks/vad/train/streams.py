@@ -10,7 +10,8 @@ cached beside them, and prints frame F1 per condition, the false alarms on
 the streams' non-speech sounds (share of their frames decided speech, as
 vadbench counts its distractors) and the end of speech (segment end -
 labelled end, ms, median / p95) over every utterance whose segment does not
-run into the next. Labelled runs under 700 ms apart count as
+run into the next, and the extra segments inside utterances (score.splits:
+a segment ended too soon, which F1 hardly sees). Labelled runs under 700 ms apart count as
 one utterance, as a pause inside a sentence does in vadbench's clips.
 
 The streams are those of the cache train.py last wrote into --work, so a
@@ -51,7 +52,8 @@ def score_stream(bench, wav, labels, sounds):
     decided, labels, sounds = decided[:n], labels[:n], sounds[:n]
     counts = np.array([np.sum(decided & labels), np.sum(decided & ~labels), np.sum(~decided & labels),
                        np.sum(decided & sounds), np.sum(sounds)])
-    return counts, score.delays(segments, utterances(labels))[1]
+    spoken = utterances(labels)
+    return counts, score.delays(segments, spoken)[1], score.splits(segments, spoken), len(spoken)
 
 
 def main():
@@ -77,15 +79,18 @@ def main():
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = list(pool.map(run, jobs))
-    totals, ends = np.zeros((len(CONDITION_NAMES), 5)), []
-    for condition, counts, stream_ends in results:
+    totals, ends, split, spoken = np.zeros((len(CONDITION_NAMES), 5)), [], 0, 0
+    for condition, counts, stream_ends, stream_split, stream_spoken in results:
         totals[condition] += counts
         ends.extend(stream_ends)
+        split += stream_split
+        spoken += stream_spoken
     f1 = 2 * totals[:, 0] / np.maximum(1, 2 * totals[:, 0] + totals[:, 1] + totals[:, 2])
     alarms = totals[:, 3] / np.maximum(1, totals[:, 4])
     print(" ".join(f"{name} {value:.4f} ({alarm:.1%})" for name, value, alarm in zip(CONDITION_NAMES, f1, alarms)))
     print(f"mean F1 {f1.mean():.4f}; false alarms {totals[:, 3].sum() / max(1, totals[:, 4].sum()):.2%} of the sounds' frames; "
-          f"end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms over {len(ends)} utterances")
+          f"end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms over {len(ends)} utterances; "
+          f"{split} extra segments inside the {spoken} utterances")
 
 
 if __name__ == "__main__":
