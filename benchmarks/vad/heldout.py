@@ -223,33 +223,42 @@ def main():
         name, condition = job
         wav = os.path.join(arguments.out, condition + ".wav")
         if name in builds:
-            decisions, _, late = score.run_element(builds[name], wav)
+            decisions, own, late = score.run_element(builds[name], wav)
             hypothesis = score.on_grid(decisions, FRAME, len(labels))
         else:
             decisions, chunk, _ = score.silero(score.read_wav(wav))
-            hypothesis, late = score.on_grid(decisions, chunk, len(labels)), 0.0
+            hypothesis, late, own = score.on_grid(decisions, chunk, len(labels)), 0.0, None
         _, _, f1, alarms = score.scores(labels, hypothesis, regions)
-        onsets, ends = score.delays(score.contract_segments(hypothesis, hangover_s=SILENCE_S, decided_after_s=late), utterances)
-        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions))
+        common = score.contract_segments(hypothesis, hangover_s=SILENCE_S, decided_after_s=late)
+        onsets, ends = score.delays(common, utterances)
+        # vadsegmenter's own segments for a build; the common segmenter's for Silero.
+        segments = own if own is not None else common
+        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions),
+                     score.delays(segments, utterances)[1] if own is not None else [], score.splits(segments, utterances))
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = dict(pool.map(run, jobs))
     print("# Held-out set (benchmarks/vad/heldout)\n")
     print(f"{len(utterances)} utterances and {sounds} sounds, {len(labels) / 100:.1f} s per condition, none of them in vadbench or in the training (heldout.py says\n"
           "what and how). Frame F1 per condition with the false alarms on the sounds in brackets (where 0.5% or\n"
-          f"more); onset and end of speech median / p95 in ms through the contract's segmenter, {int(SILENCE_S * 1000)} ms silence.\n"
+          f"more); onset and end of speech median / p95 in ms through the contract's segmenter, {int(SILENCE_S * 1000)} ms silence,\n"
+          "then vadsegmenter's own segments' end of speech, and the extra segments inside the utterances (split; a\n"
+          "build's own segments, Silero's through the common segmenter).\n"
           "The labels come from each clip's energy, by vadbench's rule, and were not checked by eye as vadbench's were.\n")
-    print("| | " + " | ".join(CONDITIONS) + " | onset | end of speech |")
-    print("|---" * (len(CONDITIONS) + 3) + "|")
+    print("| | " + " | ".join(CONDITIONS) + " | onset | end of speech | vadsegmenter's end of speech | split |")
+    print("|---" * (len(CONDITIONS) + 5) + "|")
     for name in [*builds, "Silero v5"]:
-        cells, onsets, ends = [], [], []
+        cells, onsets, ends, own_ends, split = [], [], [], [], 0
         for condition in CONDITIONS:
-            f1, alarms, onset, end, _ = results[(name, condition)]
+            f1, alarms, onset, end, _, own_end, own_split = results[(name, condition)]
             cells.append(f"{f1:.3f}" + (f" ({alarms:.0%})" if alarms >= 0.005 else ""))
             onsets.extend(onset)
             ends.extend(end)
+            own_ends.extend(own_end)
+            split += own_split
+        own = f"{np.median(own_ends):.0f} / {np.percentile(own_ends, 95):.0f}" if own_ends else "-"
         print(f"| {name} | " + " | ".join(cells) + f" | {np.median(onsets):.0f} / {np.percentile(onsets, 95):.0f}"
-              f" | {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} |")
+              f" | {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} | {own} | {split} |")
     print("\nWhere the errors are, in 10 ms frames (clean condition): speech found and missed, and frames"
           "\ndecided speech in the gaps between items, in a clip's margins and pauses, and in the sounds:\n")
     print("| | speech found | speech missed | false in gaps | false in clips | false in sounds |")
