@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter", "ParleyCore"], path: "Tests/VADSegmenterTests"),
         .testTarget(
             name: "ParleyTests",
-            dependencies: ["Parley", "GstKit", "ParleySpeech", "ParleyCore", "EspeakEngine", "WhisperEngine", "ParleyTestSupport"],
+            dependencies: ["Parley", "GstKit", "ParleySpeech", "ParleyCore", "EspeakEngine", "WhisperEngine", "ParleyTestSupport", "VADSegmenter"],
             path: "Tests/ParleyTests"),
     ] + elementTargets.map {
         .target(name: $0, dependencies: ["GstKit", "ParleySpeech", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")

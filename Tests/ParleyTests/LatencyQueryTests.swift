@@ -1,6 +1,7 @@
 import Foundation
 import ParleyTestSupport
 import Testing
+import VADSegmenter
 
 /// LATENCY queries as GStreamer's latency tracer sees them: each element's
 /// own share, never negative, and the async elements' `latency` property
@@ -33,8 +34,8 @@ import Testing
         let reported = try await reportedLatency(source: live, stage: ["cloudstt", "local-engine=pocketsphinx", "latency=1500"])
         #expect(reported["cloudstt0"]?.live == true)
         #expect(reported["cloudstt0"]?.min == 1_500_000_000, "\(reported)")
-        // What vadsegmenter holds back: prefix padding and minimum speech (300 + 200 ms), and its detector's 30 ms lookahead.
-        #expect(reported["vadsegmenter0"]?.min == 530_000_000, "\(reported)")
+        // What vadsegmenter holds back: prefix padding and minimum speech (300 + 200 ms), and its detector's lookahead.
+        #expect(reported["vadsegmenter0"]?.min == UInt64(500 + VADSegmenterElement.lookaheadMs) * 1_000_000, "\(reported)")
         let translator = try await reportedLatency(source: live, stage: ["cloudstt", "local-engine=pocketsphinx", "!", "streamtranslator"])
         #expect(translator["streamtranslator0"]?.min == 500_000_000, "the default latency, \(translator)")
     }

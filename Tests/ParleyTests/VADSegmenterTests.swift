@@ -4,6 +4,7 @@ import Parley
 import ParleyCore
 import ParleyTestSupport
 import Testing
+import VADSegmenter
 
 /// vadsegmenter in real pipelines, in-process through the Parley API, on
 /// real recorded speech.
@@ -145,7 +146,7 @@ import Testing
     /// In always (and ptt) mode the stream or the button cuts, not the
     /// detector, so no frame waits for its lookahead: each level reading is
     /// posted as its frame arrives, with the detector's latest output (the
-    /// one vad mode gives three frames later), and a cut's end-of-speech
+    /// one vad mode gives `SpeechClassifier.lookahead` frames later), and a cut's end-of-speech
     /// figure adds no wait.
     @Test func alwaysModeDoesNotWaitForTheDetectorsLookahead() async throws {
         let probabilities = { (mode: String) in
@@ -154,7 +155,9 @@ import Testing
         }
         let waited = try await probabilities("vad"), atOnce = try await probabilities("always")
         #expect(waited.count == atOnce.count && waited.count > 100)
-        #expect(Array(atOnce.dropFirst(3)) == Array(waited.dropLast(3)), "always mode's readings are vad mode's, 30 ms sooner")
+        let lookahead = SpeechClassifier.lookahead
+        #expect(Array(atOnce.dropFirst(lookahead)) == Array(waited.dropLast(lookahead)),
+                "always mode's readings are vad mode's, \(lookahead * 10) ms sooner")
         #expect(waited.contains { $0 > 0.5 }, "the clip is speech")
 
         let (segments, reports) = try await segmentsWithLatency(
@@ -250,11 +253,13 @@ import Testing
             (reported: report.figures["eos-detection-ms"] ?? 0, heard: (seconds(segment.end) - seconds(segment.speechEnd)) * 1000)
         }
         // Segments closed by silence were decided silence-duration-ms (500)
-        // after the speech ended: their audio ends 470 ms after it, and the
-        // detector's 30 ms lookahead, already heard, completes the silence.
+        // after the speech ended: their audio ends the detector's lookahead
+        // sooner, and the lookahead, already heard, completes the silence.
         // The last one is closed by EOS, when the frames still waiting are
         // decided at once.
-        #expect(silence.prefix(2).allSatisfy { abs($0.reported - $0.heard - 30) < 0.5 && abs($0.reported - 500) < 0.5 }, "\(silence)")
+        let lookaheadMs = Double(VADSegmenterElement.lookaheadMs)
+        #expect(silence.prefix(2).allSatisfy { abs($0.reported - $0.heard - lookaheadMs) < 0.5 && abs($0.reported - 500) < 0.5 },
+                "\(silence)")
         #expect(segments.last?.reason == "eos")
         #expect(silence.last.map { abs($0.reported - $0.heard) < 0.5 } == true, "\(silence)")
     }

@@ -34,17 +34,19 @@ import Foundation
 /// it is chosen again for each new set of weights on their training
 /// streams, never on vadbench (benchmarks/vad/train/streams.py): of the
 /// holds whose end of speech there is earliest, the one with the best F1.
-/// For the shipped weights 0.3, 0.35 and 0.4 end speech at 560 ms (median;
-/// p95 770-780) and 0.5 and 0.6 at 570; of the first three 0.4 has the best
-/// F1 (0.9313; 0.5 has 0.9315), with 1.26% of the sounds' frames taken
-/// (train.py, "A recurrent head").
+/// For the shipped weights 0.3, 0.4 and 0.5 end speech at 530 ms (median,
+/// as vadsegmenter cuts; p95 710) and 0.6 at 540; of the first three 0.5
+/// has the best F1 (0.9328), with 1.38% of the sounds' frames taken
+/// (train.py, "The lookahead again").
 ///
 /// Each output is about an earlier frame: the networks were trained to judge
 /// frame t − `lookahead` with the frames after it in hand (a weak first
 /// consonant is told from a click by the vowel that follows it, the end of a
 /// word from a pause inside it), so a caller pairs outputs with frames
-/// through `DecisionDelay`. The decision waits `lookahead` × 10 ms: that
-/// much latency, counted in the end-of-speech figures.
+/// through `DecisionDelay`. The decision waits `lookahead` × 10 ms (40):
+/// that much latency, counted in the end-of-speech figures; vadsegmenter
+/// counts it towards its silence (`Segmenter.init(_:heardAhead:)`), so a
+/// longer lookahead delays the onset, not the end.
 public struct SpeechClassifier: SpeechDetector {
     /// Frames each output waits for: it is about the frame this many before the newest.
     public static let lookahead = SpeechClassifierWeights.lookahead

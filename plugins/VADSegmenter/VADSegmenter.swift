@@ -21,14 +21,14 @@
 // levels over an adaptive noise floor and their recent history into a small
 // network, and what it made of the last 300 ms into a second one, trained
 // (benchmarks/vad/train) to keep stationary noise, tones, bursts, clicks and
-// other non-speech sounds out. It judges each frame with the 30 ms after
+// other non-speech sounds out. It judges each frame with the 40 ms after
 // it in hand (`SpeechClassifier.lookahead`): a weak first consonant is told
-// from a click by the vowel after it. So each frame is decided 30 ms after it
+// from a click by the vowel after it. So each frame is decided 40 ms after it
 // arrives, and that wait is part of the latency the element reports and of
-// its end-of-speech figures. The 30 ms it waits for are heard audio, so they
+// its end-of-speech figures. The 40 ms it waits for are heard audio, so they
 // count towards silence-duration-ms: a segment closes silence-duration-ms
-// after its speech, not 30 ms later (its audio ends where the frames judged
-// silent do, 470 ms after the speech at the default). At EOS the frames still waiting are decided as
+// after its speech, not 40 ms later (its audio ends where the frames judged
+// silent do, 460 ms after the speech at the default). At EOS the frames still waiting are decided as
 // if silence followed. In ptt and always modes no frame waits: the button
 // or the stream cuts there, and a release is acted on at once. Figures
 // against WebRTC VAD and Silero: benchmarks/vad/results.md.
@@ -69,7 +69,7 @@ public final class VADSegmenterElement: Filter {
                      .double(default: DEFAULT_THRESHOLD, range: 0...1), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("prefix-padding-ms", nick: "Prefix padding", blurb: "Audio kept before the detected start of speech, in ms",
                      .int(default: DEFAULT_PREFIX_PADDING_MS, range: 0...5000)),
-        PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's 30 ms lookahead counts towards it)",
+        PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's \(lookaheadMs) ms lookahead counts towards it)",
                      .int(default: DEFAULT_SILENCE_DURATION_MS, range: 10...10_000), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms",
                      .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
