@@ -28,10 +28,11 @@
 // its end-of-speech figures. The 40 ms it waits for are heard audio, so they
 // count towards silence-duration-ms: a segment closes silence-duration-ms
 // after its speech, not 40 ms later (its audio ends where the frames judged
-// silent do, 460 ms after the speech at the default). At EOS the frames still waiting are decided as
-// if silence followed. In ptt and always modes no frame waits: the button
-// or the stream cuts there, and a release is acted on at once. Figures
-// against WebRTC VAD and Silero: benchmarks/vad/results.md.
+// silent do, 460 ms after the speech at the default). At EOS the frames
+// still waiting are decided as if silence followed. In ptt and always modes
+// no frame waits: the button or the stream cuts there, and a release is
+// acted on at once. Figures against WebRTC VAD and Silero:
+// benchmarks/vad/results.md.
 import GstKit
 import ParleyCore
 import ParleySpeech
