@@ -231,10 +231,10 @@ def main():
         _, _, f1, alarms = score.scores(labels, hypothesis, regions)
         common = score.contract_segments(hypothesis, hangover_s=SILENCE_S, decided_after_s=late)
         onsets, ends = score.delays(common, utterances)
-        # vadsegmenter's own segments for a build; the common segmenter's for Silero.
-        segments = own if own is not None else common
-        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions),
-                     score.delays(segments, utterances)[1] if own is not None else [], score.splits(segments, utterances))
+        # vadsegmenter's own segments for a build; Silero has none, so its splits are the common segmenter's.
+        own_ends = score.delays(own, utterances)[1] if own is not None else []
+        split = score.splits(common if own is None else own, utterances)
+        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions), own_ends, split)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = dict(pool.map(run, jobs))

@@ -197,13 +197,13 @@ def main():
 
     utterances = read_utterances(os.path.join(args.vadbench, "testset", "utterances.tsv"))
     rows, timing, audible = {}, {}, {}
-    element = ([], [], [0])
+    element = ([], [], [])
     for k, condition in enumerate(args.conditions):
         own = element_segments(os.path.join(args.audio, condition + ".segments"))
         onsets, ends = delays(own, utterances)
         element[0].extend(onsets)
         element[1].extend(ends)
-        element[2][0] += splits(own, utterances)
+        element[2].append(splits(own, utterances))
         samples = read_wav(os.path.join(args.audio, condition + ".wav"))
         seconds = len(samples) / 16000
         with open(os.path.join(args.audio, condition + ".parley")) as f:
@@ -225,9 +225,9 @@ def main():
             late = lookahead_s if name.startswith("Parley") else 0.0
             segments = contract_segments(hypothesis, decided_after_s=late)
             onsets, ends = delays(segments, utterances)
-            timing.setdefault(name, ([], [], [0]))[0].extend(onsets)
+            timing.setdefault(name, ([], [], []))[0].extend(onsets)
             timing[name][1].extend(ends)
-            timing[name][2][0] += splits(segments, utterances)
+            timing[name][2].append(splits(segments, utterances))
             if heard:
                 audible[name] = (ends, delays(segments, heard)[1])
             if k == 0 and name.startswith("Parley"):
@@ -298,7 +298,7 @@ def write_table(rows, conditions, path, timing, element, lookahead_s, counts=Non
     ]
     for name, (onsets, ends, split) in list(timing.items()) + [("Parley, vadsegmenter's segments", element)]:
         lines.append(f"| {name} | {np.median(onsets):.0f} | {np.percentile(onsets, 95):.0f} | "
-                     f"{np.median(ends):.0f} | {np.percentile(ends, 95):.0f} | {split[0]} |")
+                     f"{np.median(ends):.0f} | {np.percentile(ends, 95):.0f} | {sum(split)} |")
     if audible:
         lines += [
             "",

@@ -156,7 +156,7 @@ struct ClassifierMember: Sendable {
     var recurrent: RecurrentWeights? = nil
 }
 
-/// Each member's two trained networks, once per process.
+/// Each member's trained networks (frame, context and, if it has one, the recurrent head), once per process.
 enum Network {
     typealias W = SpeechClassifierWeights
     static let members: [(frame: DenseNetwork, context: DenseNetwork, recurrent: RecurrentNetwork?)] = W.members.map { member in
