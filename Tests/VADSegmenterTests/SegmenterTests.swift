@@ -6,7 +6,7 @@ import Testing
 /// The segmentation state machine on its own, fed frames with chosen
 /// probabilities (10 ms each).
 @Suite struct SegmenterTests {
-    let configuration = SegmenterConfiguration(threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500,
+    let configuration = SegmenterConfiguration(threshold: 0.5, onsetThreshold: 0.75, prefixPaddingMs: 300, silenceDurationMs: 500,
                                                minSpeechMs: 200, maxSegmentMs: 30_000, mode: .vad, dropSilence: true)
 
     func frames(_ probabilities: [Float]) -> [Frame] {
@@ -59,6 +59,33 @@ import Testing
         let actions = run(&segmenter, Array(repeating: 0.1, count: 50) + Array(repeating: 0.9, count: 15) + Array(repeating: 0.1, count: 100))
         #expect(ends(actions).isEmpty, "150 ms of speech is under the 200 ms minimum")
         #expect(!actions.contains { if case .audio = $0 { true } else { false } }, "nothing passes with drop-silence")
+    }
+
+    /// A voiced sound the detector only half believes (0.5-0.7 for as long
+    /// as it lasts) opens nothing; speech of which half of min-speech-ms is
+    /// confident does, from its first probable frame.
+    @Test func onlySpeechHeardWithConfidenceOpensASegment() {
+        var segmenter = Segmenter(configuration)
+        let moo = Array(repeating: Float(0.1), count: 50) + Array(repeating: 0.65, count: 150) + Array(repeating: 0.1, count: 100)
+        #expect(ends(run(&segmenter, moo)).isEmpty, "1.5 s at 0.65, never 0.75")
+
+        // 100 ms probable, then 100 ms confident: half of the 200 ms minimum.
+        var speech = Segmenter(configuration)
+        let found = ends(run(&speech, Array(repeating: Float(0.1), count: 50) + Array(repeating: 0.6, count: 10)
+            + Array(repeating: 0.8, count: 10) + Array(repeating: 0.1, count: 100)))
+        #expect(found.count == 1)
+        #expect(found.first?.start == 200_000_000, "300 ms before the first probable frame at 500 ms")
+
+        // One confident frame short of half opens nothing.
+        var short = Segmenter(configuration)
+        #expect(ends(run(&short, Array(repeating: Float(0.6), count: 11) + Array(repeating: 0.8, count: 9)
+            + Array(repeating: 0.1, count: 100))).isEmpty)
+
+        // At or under threshold the onset threshold asks nothing more.
+        var plain = configuration
+        plain.onsetThreshold = plain.threshold
+        var lenient = Segmenter(plain)
+        #expect(ends(run(&lenient, moo)).count == 1)
     }
 
     @Test func aLongSegmentIsCutAtMaxDurationAndTheNextStartsWhereItEnded() {

@@ -8,7 +8,8 @@ import VADSegmenter
 /// for scoring with the vadbench contract: each row is the
 /// detector's probability and the element's decision (1 when the frame is at
 /// or above the threshold inside a segment vadsegmenter opened with its
-/// defaults: speech too short for min-speech-ms never counts), and the
+/// defaults, or the onset threshold asked for: speech too short for
+/// min-speech-ms, or never confident enough, never counts), and the
 /// segments it cut, with the audio time at which it decided each opened and
 /// closed. As in the element, each frame's probability is the detector's
 /// output `SpeechClassifier.lookahead` frames later (the last frames' from
@@ -22,7 +23,8 @@ enum VADFrames {
     /// The rows, the segments, and the median CPU time of a whole detector
     /// pass over `runs` passes (a fresh detector each): one pass varies by
     /// ±40% on a shared 2-core machine. The segmenter is not timed.
-    static func frames(wav path: String, runs: Int = 5) throws -> (rows: [String], segments: [Segment], seconds: Double) {
+    static func frames(wav path: String, runs: Int = 5, configuration: SegmenterConfiguration = VADSegmenterElement.defaultConfiguration)
+        throws -> (rows: [String], segments: [Segment], seconds: Double) {
         let (samples, rate) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
         let hop = rate / 100
         var probabilities: [Float] = []
@@ -40,7 +42,7 @@ enum VADFrames {
             probabilities += detector.decideWaiting(in: &waiting, frameSamples: hop).map(\.probability)
             times.append(threadCPUSeconds() - started)
         }
-        let (rows, segments) = decide(samples, probabilities, hop: hop)
+        let (rows, segments) = decide(samples, probabilities, hop: hop, configuration: configuration)
         return (rows, segments, times.sorted()[times.count / 2])
     }
 
@@ -49,7 +51,8 @@ enum VADFrames {
     /// paired with the frame it is about; decided as late as the shipped
     /// detector's lookahead): training scores a candidate network as the
     /// element would use it before any Swift is written for it.
-    static func frames(wav path: String, probabilities file: String) throws -> (rows: [String], segments: [Segment]) {
+    static func frames(wav path: String, probabilities file: String,
+                       configuration: SegmenterConfiguration = VADSegmenterElement.defaultConfiguration) throws -> (rows: [String], segments: [Segment]) {
         let (samples, rate) = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
         let hop = rate / 100
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -59,21 +62,22 @@ enum VADFrames {
         guard probabilities.count == samples.count / hop else {
             throw FrameCountMismatch(description: "\(file) holds \(probabilities.count) probabilities, \(path) has \(samples.count / hop) frames")
         }
-        return decide(samples, probabilities, hop: hop)
+        return decide(samples, probabilities, hop: hop, configuration: configuration)
     }
 
     struct FrameCountMismatch: Error, CustomStringConvertible {
         var description: String
     }
 
-    private static func decide(_ samples: [Int16], _ probabilities: [Float], hop: Int) -> (rows: [String], segments: [Segment]) {
-        let (decisions, segments) = segment(samples, probabilities, hop: hop)
+    private static func decide(_ samples: [Int16], _ probabilities: [Float], hop: Int,
+                               configuration: SegmenterConfiguration) -> (rows: [String], segments: [Segment]) {
+        let (decisions, segments) = segment(samples, probabilities, hop: hop, configuration: configuration)
         return (zip(probabilities, decisions).map { "\($0) \($1 ? 1 : 0)" }, segments)
     }
 
-    /// vadsegmenter's own state machine, with the element's defaults.
-    static func segment(_ samples: [Int16], _ probabilities: [Float], hop: Int) -> ([Bool], [Segment]) {
-        let configuration = VADSegmenterElement.defaultConfiguration
+    /// vadsegmenter's own state machine, configured as the element is by default unless told otherwise.
+    static func segment(_ samples: [Int16], _ probabilities: [Float], hop: Int,
+                        configuration: SegmenterConfiguration) -> ([Bool], [Segment]) {
         var segmenter = VADSegmenterElement.segmenter(configuration)
         let frameNs: UInt64 = 10_000_000
         let lookahead = UInt64(VADSegmenterElement.lookaheadMs) * 1_000_000

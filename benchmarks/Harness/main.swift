@@ -59,21 +59,32 @@ case "vad-frames":
     // speech-end, closed-at; opened-at and closed-at are when the element
     // decided, its lookahead included) to the file. With --probabilities, the element decides on
     // those (a candidate network's, from training) and nothing is timed.
+    // --onset-threshold P: the segmenter's onset-threshold instead of the
+    // element's default (streams.py chooses it with this).
+    let usage = "usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32] [--onset-threshold 0-1]"
     guard arguments.count >= 2 else {
-        print("usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32]")
+        print(usage)
         exit(2)
+    }
+    var configuration = VADSegmenterElement.defaultConfiguration
+    if let text = option("--onset-threshold") {
+        guard let value = Float(text), (0...1).contains(value) else {
+            FileHandle.standardError.write(Data("parley-bench vad-frames: --onset-threshold \(text) is not a probability from 0 to 1\n".utf8))
+            exit(2)
+        }
+        configuration.onsetThreshold = value
     }
     let rows: [String], segments: [VADFrames.Segment], seconds: Double?
     if let file = option("--probabilities") {
         do {
-            (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file)
+            (rows, segments) = try VADFrames.frames(wav: arguments[1], probabilities: file, configuration: configuration)
         } catch let mismatch as VADFrames.FrameCountMismatch {
             FileHandle.standardError.write(Data("parley-bench vad-frames: \(mismatch)\n".utf8))
             exit(2)
         }
         seconds = nil
     } else {
-        (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1])
+        (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1], configuration: configuration)
     }
     print(rows.joined(separator: "\n"))
     if let output = option("--segments") {

@@ -234,7 +234,8 @@ def main():
         # vadsegmenter's own segments for a build; Silero has none, so its splits are the common segmenter's.
         own_ends = score.delays(own, utterances)[1] if own is not None else []
         split = score.splits(common if own is None else own, utterances)
-        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions), own_ends, split)
+        lost = score.missed(common if own is None else own, utterances)
+        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions), own_ends, split, lost)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = dict(pool.map(run, jobs))
@@ -242,23 +243,25 @@ def main():
     print(f"{len(utterances)} utterances and {sounds} sounds, {len(labels) / 100:.1f} s per condition, none of them in vadbench or in the training (heldout.py says\n"
           "what and how). Frame F1 per condition with the false alarms on the sounds in brackets (where 0.5% or\n"
           f"more); onset and end of speech median / p95 in ms through the contract's segmenter, {int(SILENCE_S * 1000)} ms silence,\n"
-          "then vadsegmenter's own segments' end of speech, and the extra segments inside the utterances (split; a\n"
-          "build's own segments, Silero's through the common segmenter).\n"
+          "then vadsegmenter's own segments' end of speech, the extra segments inside the utterances (split) and\n"
+          "the utterances no segment overlaps at all (missed), over the nine conditions (a build's own segments,\n"
+          "Silero's through the common segmenter).\n"
           "The labels come from each clip's energy, by vadbench's rule, and were not checked by eye as vadbench's were.\n")
-    print("| | " + " | ".join(CONDITIONS) + " | onset | end of speech | vadsegmenter's end of speech | split |")
-    print("|---" * (len(CONDITIONS) + 5) + "|")
+    print("| | " + " | ".join(CONDITIONS) + " | onset | end of speech | vadsegmenter's end of speech | split | missed |")
+    print("|---" * (len(CONDITIONS) + 6) + "|")
     for name in [*builds, "Silero v5"]:
-        cells, onsets, ends, own_ends, split = [], [], [], [], 0
+        cells, onsets, ends, own_ends, split, lost = [], [], [], [], 0, 0
         for condition in CONDITIONS:
-            f1, alarms, onset, end, _, own_end, own_split = results[(name, condition)]
+            f1, alarms, onset, end, _, own_end, own_split, own_lost = results[(name, condition)]
             cells.append(f"{f1:.3f}" + (f" ({alarms:.0%})" if alarms >= 0.005 else ""))
             onsets.extend(onset)
             ends.extend(end)
             own_ends.extend(own_end)
             split += own_split
+            lost += own_lost
         own = f"{np.median(own_ends):.0f} / {np.percentile(own_ends, 95):.0f}" if own_ends else "-"
         print(f"| {name} | " + " | ".join(cells) + f" | {np.median(onsets):.0f} / {np.percentile(onsets, 95):.0f}"
-              f" | {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} | {own} | {split} |")
+              f" | {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} | {own} | {split} | {lost} |")
     print("\nWhere the errors are, in 10 ms frames (clean condition): speech found and missed, and frames"
           "\ndecided speech in the gaps between items, in a clip's margins and pauses, and in the sounds:\n")
     print("| | speech found | speech missed | false in gaps | false in clips | false in sounds |")

@@ -97,6 +97,13 @@ def splits(segments, utterances):
     return sum(max(0, sum(1 for s in segments if s[1] < off and s[2] > on) - 1) for on, off in utterances)
 
 
+def missed(segments, utterances):
+    """Utterances no segment overlaps at all: speech the user said and nothing
+    heard. A rule that keeps doubtful sounds out pays here, which frame F1
+    weighs by length only (a lost word is a few frames)."""
+    return sum(1 for on, off in utterances if not any(s[1] < off and s[2] > on for s in segments))
+
+
 def audible_ends(samples, utterances, frame=160):
     """Where each utterance's sound really ends, in seconds: the end of the last
     10 ms frame, within 200 ms after its labelled end, more than 6 dB over the
@@ -129,13 +136,14 @@ def run_notes(text):
     return dict(line.split(None, 1) for line in text.splitlines() if line.strip())
 
 
-def run_element(bench, wav):
-    """`parley-bench vad-frames` on one file: the element's decisions per 10 ms
-    frame, its own segments (element_segments) and how late each decision is
-    made, in seconds."""
+def run_element(bench, wav, options=()):
+    """`parley-bench vad-frames` on one file (with `options`, e.g.
+    ("--onset-threshold", "0.6")): the element's decisions per 10 ms frame,
+    its own segments (element_segments) and how late each decision is made,
+    in seconds."""
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "segments.tsv")
-        run = subprocess.run([bench, "vad-frames", wav, "--segments", path], check=True, capture_output=True, text=True)
+        run = subprocess.run([bench, "vad-frames", wav, "--segments", path, *options], check=True, capture_output=True, text=True)
         segments = element_segments(path)
     lookahead_s = float(run_notes(run.stderr).get("lookahead-ms", 0)) / 1000
     return element_decisions(run.stdout.splitlines()), segments, lookahead_s

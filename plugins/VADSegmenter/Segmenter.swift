@@ -14,15 +14,20 @@ public enum SegmentationMode: Int, Sendable {
 /// its `DEFAULT_*` constants, the one place they are stated.
 public struct SegmenterConfiguration: Sendable, Equatable {
     public var threshold: Float
+    /// In vad mode, the probability at least half of min-speech-ms must
+    /// reach before a segment opens (see `Segmenter`); at or under
+    /// `threshold` it asks nothing more.
+    public var onsetThreshold: Float
     public var prefixPaddingMs: Int
     public var silenceDurationMs: Int
     public var minSpeechMs: Int
     public var maxSegmentMs: Int
     public var mode: SegmentationMode
     public var dropSilence: Bool
-    public init(threshold: Float, prefixPaddingMs: Int, silenceDurationMs: Int, minSpeechMs: Int,
+    public init(threshold: Float, onsetThreshold: Float, prefixPaddingMs: Int, silenceDurationMs: Int, minSpeechMs: Int,
                 maxSegmentMs: Int, mode: SegmentationMode, dropSilence: Bool) {
         self.threshold = threshold
+        self.onsetThreshold = onsetThreshold
         self.prefixPaddingMs = prefixPaddingMs
         self.silenceDurationMs = silenceDurationMs
         self.minSpeechMs = minSpeechMs
@@ -63,6 +68,15 @@ public enum SegmenterAction: Sendable {
 /// The segmentation state machine, free of GStreamer so it can be reasoned
 /// about (and tested) on its own. Feed it frames in order; it says what to
 /// push.
+///
+/// In vad mode a segment opens on speech that is both long enough and
+/// heard with confidence: min-speech-ms of frames at or over `threshold`
+/// (a pause shorter than silence-duration-ms between them does not start
+/// the count again), at least half of them at or over `onsetThreshold`.
+/// Speech probable but never confident (a cow's moo, a cello's note, which
+/// the detector puts at 0.5-0.7) opens nothing; once open, `threshold`
+/// alone keeps the segment going and ends it, and the segment starts at
+/// the first frame at or over `threshold`, prefix padding before it.
 public struct Segmenter {
     public var configuration: SegmenterConfiguration
     private var nextID: UInt64 = 0
@@ -71,6 +85,8 @@ public struct Segmenter {
     private var recent: [Frame] = []
     private var candidateStart: Int?
     private var candidateSpeechFrames = 0
+    /// Of those, the frames at or over the onset threshold.
+    private var candidateConfidentFrames = 0
     private var candidateSilence = 0
     private var open: Open?
     /// Frames held back near max-segment-ms, to cut at the quietest one.
@@ -172,9 +188,11 @@ public struct Segmenter {
         if !configuration.dropSilence { actions.append(.audio(frame, segment: nil)) }
         recent.append(frame)
         let isSpeech = frame.probability >= configuration.threshold
+        let isConfident = isSpeech && frame.probability >= configuration.onsetThreshold
         if candidateStart != nil {
             if isSpeech {
                 candidateSpeechFrames += 1
+                if isConfident { candidateConfidentFrames += 1 }
                 candidateSilence = 0
             } else {
                 candidateSilence += 1
@@ -183,9 +201,12 @@ public struct Segmenter {
         } else if isSpeech {
             candidateStart = recent.count - 1
             candidateSpeechFrames = 1
+            candidateConfidentFrames = isConfident ? 1 : 0
             candidateSilence = 0
         }
-        if let start = candidateStart, candidateSpeechFrames >= max(1, frames(configuration.minSpeechMs)) {
+        let minimum = frames(configuration.minSpeechMs)
+        if let start = candidateStart, candidateSpeechFrames >= max(1, minimum),
+           candidateConfidentFrames >= max(1, minimum / 2) {
             return actions + confirm(candidateAt: start)
         }
         // Keep only what a future segment could still need.

@@ -31,8 +31,14 @@
 // silent do, 460 ms after the speech at the default). At EOS the frames
 // still waiting are decided as if silence followed. In ptt and always modes
 // no frame waits: the button or the stream cuts there, and a release is
-// acted on at once. Figures against WebRTC VAD and Silero:
-// benchmarks/vad/results.md.
+// acted on at once.
+//
+// A segment opens on speech heard with confidence: min-speech-ms of frames
+// at or over `threshold`, at least half of them at or over
+// `onset-threshold` (0.75). A voiced animal call or an instrument's note
+// that the detector only half believes (0.5-0.7) opens nothing; once open,
+// `threshold` alone keeps the segment going and ends it. Figures against
+// WebRTC VAD and Silero: benchmarks/vad/results.md.
 import GstKit
 import ParleyCore
 import ParleySpeech
@@ -40,6 +46,8 @@ import Synchronization
 
 public final class VADSegmenterElement: Filter {
     public static let DEFAULT_THRESHOLD = 0.5
+    /// Chosen on the training streams, judged on the held-out set and vadbench: benchmarks/vad/train/train.py, "Confident onsets".
+    public static let DEFAULT_ONSET_THRESHOLD = 0.75
     public static let DEFAULT_PREFIX_PADDING_MS = 300
     public static let DEFAULT_SILENCE_DURATION_MS = 500
     public static let DEFAULT_MIN_SPEECH_MS = 200
@@ -68,6 +76,9 @@ public final class VADSegmenterElement: Filter {
     public static let properties = [
         PropertySpec("threshold", nick: "Threshold", blurb: "Speech probability at or above which a 10 ms frame counts as speech",
                      .double(default: DEFAULT_THRESHOLD, range: 0...1), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("onset-threshold", nick: "Onset threshold",
+                     blurb: "Speech probability at least half of min-speech-ms must reach before a segment opens (voiced sounds the detector only half believes open none); at or under threshold, threshold alone decides",
+                     .double(default: DEFAULT_ONSET_THRESHOLD, range: 0...1), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("prefix-padding-ms", nick: "Prefix padding", blurb: "Audio kept before the detected start of speech, in ms",
                      .int(default: DEFAULT_PREFIX_PADDING_MS, range: 0...5000)),
         PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's \(lookaheadMs) ms lookahead counts towards it)",
@@ -94,7 +105,7 @@ public final class VADSegmenterElement: Filter {
 
     /// The segmenter as the element configures it by default (what the VAD benchmark scores).
     public static let defaultConfiguration = SegmenterConfiguration(
-        threshold: Float(DEFAULT_THRESHOLD), prefixPaddingMs: DEFAULT_PREFIX_PADDING_MS,
+        threshold: Float(DEFAULT_THRESHOLD), onsetThreshold: Float(DEFAULT_ONSET_THRESHOLD), prefixPaddingMs: DEFAULT_PREFIX_PADDING_MS,
         silenceDurationMs: DEFAULT_SILENCE_DURATION_MS, minSpeechMs: DEFAULT_MIN_SPEECH_MS,
         maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE)
 
@@ -137,6 +148,7 @@ public final class VADSegmenterElement: Filter {
         let current = settings.withLock { $0 }
         switch name {
         case "threshold": return .double(Double(current.segmenter.threshold))
+        case "onset-threshold": return .double(Double(current.segmenter.onsetThreshold))
         case "prefix-padding-ms": return .int(current.segmenter.prefixPaddingMs)
         case "silence-duration-ms": return .int(current.segmenter.silenceDurationMs)
         case "min-speech-ms": return .int(current.segmenter.minSpeechMs)
@@ -154,6 +166,7 @@ public final class VADSegmenterElement: Filter {
         settings.withLock { settings in
             switch name {
             case "threshold": settings.segmenter.threshold = Float(value.double)
+            case "onset-threshold": settings.segmenter.onsetThreshold = Float(value.double)
             case "prefix-padding-ms": settings.segmenter.prefixPaddingMs = value.int
             case "silence-duration-ms": settings.segmenter.silenceDurationMs = value.int
             case "min-speech-ms": settings.segmenter.minSpeechMs = value.int
@@ -179,6 +192,7 @@ public final class VADSegmenterElement: Filter {
         return decided { state in
             // Settings that may change while PLAYING apply from the next frame.
             state.segmenter.configuration.threshold = current.segmenter.threshold
+            state.segmenter.configuration.onsetThreshold = current.segmenter.onsetThreshold
             state.segmenter.configuration.silenceDurationMs = current.segmenter.silenceDurationMs
             let switched = state.segmenter.switchMode(to: current.segmenter.mode)
             if current.levelIntervalMs <= 0 {

@@ -1,6 +1,6 @@
 """Scores a parley-bench build on the training streams, not on vadbench.
 
-    python benchmarks/vad/train/streams.py --work ~/.cache/parley-bench/train [--bench PATH]
+    python benchmarks/vad/train/streams.py --work ~/.cache/parley-bench/train [--bench PATH] [--onset-threshold P ...]
 
 A constant chosen after training (a smoothing, a gate, a threshold) must be
 chosen on audio the test does not hold: vadbench stays the test. This runs
@@ -10,9 +10,12 @@ cached beside them, and prints frame F1 per condition, the false alarms on
 the streams' non-speech sounds (share of their frames decided speech, as
 vadbench counts its distractors) and the end of speech (segment end -
 labelled end, ms, median / p95) over every utterance whose segment does not
-run into the next, and the extra segments inside utterances (score.splits:
-a segment ended too soon, which F1 hardly sees). Labelled runs under 700 ms apart count as
+run into the next, the extra segments inside utterances (score.splits:
+a segment ended too soon, which F1 hardly sees) and the utterances with no
+segment at all (score.missed). Labelled runs under 700 ms apart count as
 one utterance, as a pause inside a sentence does in vadbench's clips.
+`--onset-threshold` scores the segmenter with other onset thresholds
+(vadsegmenter's `onset-threshold`), a report each.
 
 The streams are those of the cache train.py last wrote into --work, so a
 build is scored on the frames it was trained on. That is sound for a
@@ -36,6 +39,8 @@ import score  # noqa: E402  (benchmarks/vad/score.py: the same delays as the ben
 from train import CONDITION_NAMES, ROOT, fill_runs  # noqa: E402
 
 UTTERANCE_GAP_FRAMES = 70
+# The conditions down to 0 dB (-3 dB is the streams' alone): vadbench's range.
+VADBENCH_RANGE = [index for index, name in enumerate(CONDITION_NAMES) if not name.endswith("-3")]
 
 
 def utterances(labels):
@@ -45,21 +50,23 @@ def utterances(labels):
     return [(start / 100, end / 100) for start, end in zip(edges[::2], edges[1::2])]
 
 
-def score_stream(bench, wav, labels, sounds):
-    decided, segments, _ = score.run_element(bench, wav)
+def score_stream(bench, wav, labels, sounds, options=()):
+    decided, segments, _ = score.run_element(bench, wav, options)
     decided = decided.astype(bool)
     n = min(len(decided), len(labels))
     decided, labels, sounds = decided[:n], labels[:n], sounds[:n]
     counts = np.array([np.sum(decided & labels), np.sum(decided & ~labels), np.sum(~decided & labels),
                        np.sum(decided & sounds), np.sum(sounds)])
     spoken = utterances(labels)
-    return counts, score.delays(segments, spoken)[1], score.splits(segments, spoken), len(spoken)
+    return counts, score.delays(segments, spoken)[1], score.splits(segments, spoken), score.missed(segments, spoken), len(spoken)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--work", default=os.path.expanduser("~/.cache/parley-bench/train"))
     parser.add_argument("--bench", default=os.path.join(ROOT, ".build/release/parley-bench"))
+    parser.add_argument("--onset-threshold", type=float, nargs="+",
+                        help="score the segmenter with each of these onset thresholds, a line each, not the element's default")
     arguments = parser.parse_args()
     caches = sorted(glob.glob(os.path.join(arguments.work, "frames-*.npz")), key=os.path.getmtime)
     if not caches:
@@ -70,27 +77,38 @@ def main():
     streams = len(glob.glob(os.path.join(arguments.work, f"stream*_{CONDITION_NAMES[0]}.wav")))
     jobs = [(condition, stream) for condition in range(len(CONDITION_NAMES)) for stream in range(streams)]
 
-    def run(job):
-        condition, stream = job
-        index = stream * len(CONDITION_NAMES) + condition
-        wav = os.path.join(arguments.work, f"stream{stream}_{CONDITION_NAMES[condition]}.wav")
-        frames = slice(offsets[index], offsets[index + 1])
-        return condition, *score_stream(arguments.bench, wav, labels[frames], sounds[frames])
+    for onset in arguments.onset_threshold or [None]:
+        options = () if onset is None else ("--onset-threshold", str(onset))
 
-    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        results = list(pool.map(run, jobs))
-    totals, ends, split, spoken = np.zeros((len(CONDITION_NAMES), 5)), [], 0, 0
-    for condition, counts, stream_ends, stream_split, stream_spoken in results:
+        def run(job):
+            condition, stream = job
+            index = stream * len(CONDITION_NAMES) + condition
+            wav = os.path.join(arguments.work, f"stream{stream}_{CONDITION_NAMES[condition]}.wav")
+            frames = slice(offsets[index], offsets[index + 1])
+            return condition, *score_stream(arguments.bench, wav, labels[frames], sounds[frames], options)
+
+        with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+            results = list(pool.map(run, jobs))
+        if onset is not None:
+            print(f"onset threshold {onset:g}:")
+        report(results)
+
+
+def report(results):
+    """Prints F1 per condition, then the totals over every stream."""
+    totals, ends, split, lost, spoken = np.zeros((len(CONDITION_NAMES), 5)), [], 0, 0, 0
+    for condition, counts, stream_ends, stream_split, stream_lost, stream_spoken in results:
         totals[condition] += counts
         ends.extend(stream_ends)
         split += stream_split
+        lost += stream_lost
         spoken += stream_spoken
     f1 = 2 * totals[:, 0] / np.maximum(1, 2 * totals[:, 0] + totals[:, 1] + totals[:, 2])
     alarms = totals[:, 3] / np.maximum(1, totals[:, 4])
     print(" ".join(f"{name} {value:.4f} ({alarm:.1%})" for name, value, alarm in zip(CONDITION_NAMES, f1, alarms)))
-    print(f"mean F1 {f1.mean():.4f}; false alarms {totals[:, 3].sum() / max(1, totals[:, 4].sum()):.2%} of the sounds' frames; "
+    print(f"mean F1 {f1.mean():.4f} ({f1[VADBENCH_RANGE].mean():.4f} down to 0 dB, the conditions vadbench holds); false alarms {totals[:, 3].sum() / max(1, totals[:, 4].sum()):.2%} of the sounds' frames; "
           f"end of speech {np.median(ends):.0f} / {np.percentile(ends, 95):.0f} ms over {len(ends)} utterances; "
-          f"{split} extra segments inside the {spoken} utterances")
+          f"{split} extra segments inside the {spoken} utterances; {lost} utterances with no segment at all")
 
 
 if __name__ == "__main__":
