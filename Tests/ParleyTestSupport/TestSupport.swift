@@ -30,11 +30,16 @@ public enum TestSupport {
     }
 
     /// An environment that sees only this build's plugin, with a registry of
-    /// its own so no stale cache or blacklist from elsewhere interferes.
+    /// its own so no stale cache or blacklist from elsewhere interferes, and
+    /// caches of its own under the same folder (XDG_CACHE_HOME): a
+    /// streamtranslator keeps translations on disk by default, and one kept
+    /// by an earlier run (a server that got the same port) would answer
+    /// without the request a test measures.
     public static func gstEnvironment(registry: URL) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["GST_PLUGIN_PATH"] = pluginFolder
         environment["GST_REGISTRY"] = registry.appendingPathComponent("registry.bin").path
+        environment["XDG_CACHE_HOME"] = registry.appendingPathComponent("cache").path
         return environment
     }
 
