@@ -175,8 +175,7 @@ public struct BenchAnalysis {
                 let spokenEnd = Double(startedAt) + reference.end * 1e9
                 let delay = (Double(output.at) - spokenEnd) / 1e6
                 figures[output.kind == "audio" ? "voice-to-voice-ms" : "voice-to-text-ms"] = delay
-                let cached = (observed.translations[segment.id] ?? [:]).values.contains { $0.provider == "cache" }
-                if let services = Self.services(figures, stages: observed.stages, translationCached: cached) {
+                if let services = Self.services(figures, stages: observed.stages) {
                     figures["services-ms"] = services
                     figures["overhead-ms"] = delay - observed.silenceMs - services
                 }
@@ -198,17 +197,17 @@ public struct BenchAnalysis {
     /// The services' own time on the critical path from speech end to
     /// output, as the client sees it (the network is not the framework's):
     /// the STT request to its response, the translation request to its
-    /// final (none for a translation from the cache), and the TTS request
-    /// to its first audio. nil when a stage the pipeline has did not report
-    /// (or reports per language: no one path).
-    static func services(_ figures: [String: Double], stages: Set<String>, translationCached: Bool) -> Double? {
+    /// final (BenchRunner turns the translator's cache off, so there is
+    /// one), and the TTS request to its first audio. nil when a stage the
+    /// pipeline has did not report (or reports per language: no one path).
+    static func services(_ figures: [String: Double], stages: Set<String>) -> Double? {
         var total = 0.0
         if stages.contains("stt") {
             guard let stt = figures["stt.processing-ms"] else { return nil }
             total += stt
         }
         if stages.contains("translate") {
-            guard let translate = figures["translate.time-to-final-ms"] ?? (translationCached ? 0 : nil) else { return nil }
+            guard let translate = figures["translate.time-to-final-ms"] else { return nil }
             total += translate
         }
         if stages.contains("tts") {

@@ -165,6 +165,11 @@ public final class BenchRunner: @unchecked Sendable {
             observed.failure = problem
             return observed
         }
+        // Every translation is a request the figures time: a corpus played
+        // more than once (--runs) or played before would otherwise be
+        // answered from streamtranslator's cache, in memory or on disk, and
+        // its translate figures and voice to voice would be the cache's.
+        for translator in pipeline.elements(factory: "streamtranslator") { try? translator.setProperty("cache", .bool(false)) }
         let vad = pipeline.elements(factory: "vadsegmenter")[0]
         observed.silenceMs = Double(vad.property("silence-duration-ms")?.int ?? 500)
         observed.prefixPaddingMs = Double(vad.property("prefix-padding-ms")?.int ?? 300)
