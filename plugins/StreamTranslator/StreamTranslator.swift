@@ -29,7 +29,8 @@
 // are cached in memory and on disk (`cache`, `cache-dir`, `cache-ttl-s`; a
 // SHA-256 over provider, model, languages, prompt and text names each
 // entry): a text translated before, in this run or an earlier one, makes no
-// request. Assistant answers are not cached.
+// request. The folder keeps 10,000 entries at most, the least recently used
+// deleted first (TranslationCache). Assistant answers are not cached.
 import Foundation
 import GstKit
 import ParleyCore
@@ -94,7 +95,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         PropertySpec("cache", nick: "Cache", blurb: "Answer a text translated before from memory, without a request",
                      .bool(default: DEFAULT_CACHE)),
         PropertySpec("cache-dir", nick: "Cache folder",
-                     blurb: "Where translations are kept between runs; empty = $XDG_CACHE_HOME/parley/translations (~/.cache/...); \"none\" = memory only",
+                     blurb: "Where translations are kept between runs, 10,000 at most (the least recently used deleted first); empty = $XDG_CACHE_HOME/parley/translations (~/.cache/...); \"none\" = memory only",
                      .string(default: DEFAULT_CACHE_DIR)),
         PropertySpec("cache-ttl-s", nick: "Cache lifetime", blurb: "How long a cached translation is used, in seconds",
                      .int(default: DEFAULT_CACHE_TTL_S, range: 0...(365 * 86_400))),

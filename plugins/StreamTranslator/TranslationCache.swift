@@ -8,6 +8,13 @@ import Synchronization
 /// answer: provider, model, languages, prompt and text; on disk it is the
 /// SHA-256 of them. A disk entry that cannot be read is ignored (and
 /// replaced by the next store), never an error.
+///
+/// The folder is bounded: each file's modification time is when it was
+/// stored or last answered a lookup, and every `pruneEvery` stores (the
+/// first of a process included) the files past `diskCapacity` are deleted,
+/// least recently used first, with any half-written temporary file a
+/// crashed writer left. A live translator makes an entry per utterance;
+/// without this the folder would only grow.
 final class TranslationCache: Sendable {
     struct Key: Hashable, Sendable {
         var provider: String
@@ -29,6 +36,8 @@ final class TranslationCache: Sendable {
     private struct Storage {
         var entries: [Key: Entry] = [:]
         var clock: UInt64 = 0
+        /// Disk stores left before the folder is pruned again.
+        var storesUntilPrune = 0
     }
 
     private struct DiskEntry: Codable {
@@ -39,10 +48,22 @@ final class TranslationCache: Sendable {
     /// Entries larger than this on disk are not read.
     static let maxEntryBytes = 256 * 1024
 
+    /// Entries on disk at most: 10,000 of a few hundred bytes each.
+    static let DEFAULT_DISK_CAPACITY = 10_000
+    static let DEFAULT_PRUNE_EVERY = 256
+    /// A temporary file older than this is a crashed writer's.
+    static let abandonedAfter: TimeInterval = 60
+
     private let capacity: Int
+    private let diskCapacity: Int
+    private let pruneEvery: Int
     private let storage = Mutex(Storage())
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, diskCapacity: Int = DEFAULT_DISK_CAPACITY, pruneEvery: Int = DEFAULT_PRUNE_EVERY) {
+        self.capacity = capacity
+        self.diskCapacity = max(1, diskCapacity)
+        self.pruneEvery = max(1, pruneEvery)
+    }
 
     /// `${XDG_CACHE_HOME:-~/.cache}/parley/translations`.
     static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
@@ -63,16 +84,46 @@ final class TranslationCache: Sendable {
             return entry.text
         }
         if let inMemory { return inMemory }
-        guard let folder, let entry = Self.read(folder.appendingPathComponent(key.digest + ".json")),
-              now.timeIntervalSince1970 - entry.stored <= ttl else { return nil }
+        let file = folder?.appendingPathComponent(key.digest + ".json")
+        guard let file, let entry = Self.read(file), now.timeIntervalSince1970 - entry.stored <= ttl else { return nil }
         remember(entry.text, for: key, storedAt: Date(timeIntervalSince1970: entry.stored))
+        // Used now: the last to go when the folder is pruned (its age for the TTL stays in the entry).
+        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: file.path)
         return entry.text
     }
 
     func store(_ text: String, for key: Key, folder: URL?, now: Date = Date()) {
         remember(text, for: key, storedAt: now)
         guard let folder else { return }
-        Self.write(DiskEntry(text: text, stored: now.timeIntervalSince1970), to: folder, name: key.digest + ".json")
+        Self.write(DiskEntry(text: text, stored: now.timeIntervalSince1970), to: folder, name: key.digest + ".json", at: now)
+        let prune = storage.withLock { storage in
+            storage.storesUntilPrune -= 1
+            guard storage.storesUntilPrune <= 0 else { return false }
+            storage.storesUntilPrune = pruneEvery
+            return true
+        }
+        if prune { Self.prune(folder, keeping: diskCapacity, now: now) }
+    }
+
+    /// Deletes the least recently used entries past `keeping`, and
+    /// temporary files abandoned by a writer that never renamed them.
+    static func prune(_ folder: URL, keeping: Int, now: Date) {
+        let files = FileManager.default
+        guard let names = try? files.contentsOfDirectory(atPath: folder.path) else { return }
+        var entries: [(used: Date, path: String)] = []
+        for name in names {
+            let path = folder.appendingPathComponent(name).path
+            guard let used = (try? files.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { continue }
+            if name.hasPrefix(".") && name.contains(".json.") {
+                if now.timeIntervalSince(used) > abandonedAfter { try? files.removeItem(atPath: path) }
+            } else if name.hasSuffix(".json") {
+                entries.append((used, path))
+            }
+        }
+        guard entries.count > keeping else { return }
+        for entry in entries.sorted(by: { $0.used < $1.used }).prefix(entries.count - keeping) {
+            try? files.removeItem(atPath: entry.path)
+        }
     }
 
     private func remember(_ text: String, for key: Key, storedAt: Date) {
@@ -94,12 +145,13 @@ final class TranslationCache: Sendable {
     }
 
     /// Written to a temporary file and renamed, so a reader never sees half an entry.
-    private static func write(_ entry: DiskEntry, to folder: URL, name: String) {
+    private static func write(_ entry: DiskEntry, to folder: URL, name: String, at now: Date) {
         guard let data = try? JSONEncoder().encode(entry) else { return }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
         let temporary = folder.appendingPathComponent(".\(name).\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data,
+                                             attributes: [.posixPermissions: 0o600, .modificationDate: now]) else { return }
         if rename(temporary.path, folder.appendingPathComponent(name).path) != 0 {
             try? FileManager.default.removeItem(at: temporary)
         }
