@@ -66,8 +66,8 @@ import Testing
     /// confident does, from its first probable frame.
     @Test func onlySpeechHeardWithConfidenceOpensASegment() {
         var segmenter = Segmenter(configuration)
-        let moo = Array(repeating: Float(0.1), count: 50) + Array(repeating: 0.65, count: 150) + Array(repeating: 0.1, count: 100)
-        #expect(ends(run(&segmenter, moo)).isEmpty, "1.5 s at 0.65, never 0.75")
+        let bark = Array(repeating: Float(0.1), count: 50) + Array(repeating: 0.65, count: 150) + Array(repeating: 0.1, count: 100)
+        #expect(ends(run(&segmenter, bark)).isEmpty, "1.5 s at 0.65, never 0.75")
 
         // 100 ms probable, then 100 ms confident: half of the 200 ms minimum.
         var speech = Segmenter(configuration)
@@ -85,7 +85,7 @@ import Testing
         var plain = configuration
         plain.onsetThreshold = plain.threshold
         var lenient = Segmenter(plain)
-        #expect(ends(run(&lenient, moo)).count == 1)
+        #expect(ends(run(&lenient, bark)).count == 1)
     }
 
     @Test func aLongSegmentIsCutAtMaxDurationAndTheNextStartsWhereItEnded() {

@@ -73,8 +73,8 @@ public enum SegmenterAction: Sendable {
 /// heard with confidence: min-speech-ms of frames at or over `threshold`
 /// (a pause shorter than silence-duration-ms between them does not start
 /// the count again), at least half of them at or over `onsetThreshold`.
-/// Speech probable but never confident (a cow's moo, a cello's note, which
-/// the detector puts at 0.5-0.7) opens nothing; once open, `threshold`
+/// Speech probable but never confident (a dog's bark or a penguin's call,
+/// which the detector puts at 0.6-0.7) opens nothing; once open, `threshold`
 /// alone keeps the segment going and ends it, and the segment starts at
 /// the first frame at or over `threshold`, prefix padding before it.
 public struct Segmenter {
