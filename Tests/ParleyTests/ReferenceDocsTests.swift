@@ -21,17 +21,16 @@ import Testing
         // Every provider chain starts with a server that is not there, so
         // each element posts its fallback messages too.
         let remote = "provider=compatible,local base-url=\(closed)/v1 max-retries=0"
-        // The translations' cache is this test's own: one kept from an earlier
-        // run (whose closed port was the same) would answer before the chain
-        // is asked, and no fallback would be posted.
-        let cache = "cache-dir=\(scratch.appendingPathComponent("translations").path)"
+        // The translations' cache is this test's own (gstEnvironment's): one
+        // kept from an earlier run (whose closed port was the same) would
+        // answer before the chain is asked, and no fallback would be posted.
         let main = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
             "-m", "-v",
             "recordingsrc", "location=\(recording.path)", "pace=false", "!", "vadsegmenter", "level-interval-ms=500", "!",
             "identity", "name=probe_vadsegmenter", "silent=false", "!",
             "cloudstt", remote, "local-engine=pocketsphinx", "!", "tee", "name=heard",
             "heard.", "!", "queue", "!", "sessionrecorder0.transcript_%u",
-            "heard.", "!", "queue", "!", "streamtranslator", remote, cache, "target-language=es", "!", "tee", "name=translated",
+            "heard.", "!", "queue", "!", "streamtranslator", remote, "target-language=es", "!", "tee", "name=translated",
             "translated.", "!", "queue", "!", "sessionrecorder0.translation_%u",
             "translated.", "!", "queue", "!", "cloudtts", remote, "!", "identity", "name=probe_cloudtts", "silent=false", "!",
             "sessionrecorder0.audio_%u",

@@ -37,18 +37,11 @@ import Testing
         }
     }
 
-    /// The environment of a child whose translation cache is its own.
-    func environment(cache: URL) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CACHE_HOME"] = cache.path
-        return environment
-    }
-
     @Test func textTranslateTurnsEachLineIntoATranslatedLine() async throws {
         let pipeline = root.appendingPathComponent("pipelines/text-translate.pipeline").path
         let lines = ["good morning", "thank you very much", "", "where is the station", "good morning"]
         let result = try await TestSupport.run(TestSupport.parleyExecutable, ["run", pipeline, "--quiet"],
-                                               environment: environment(cache: scratch), input: lines.joined(separator: "\n"))
+                                               environment: TestSupport.gstEnvironment(registry: scratch), input: lines.joined(separator: "\n"))
         #expect(result.status == 0, "\(result.stderr)")
         let translated = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(translated.count == 5 && translated.last == "", "one line per non-blank line, nothing else: \(result.stdout)")
@@ -63,7 +56,7 @@ import Testing
         let fromFile = try await TestSupport.run(TestSupport.parleyExecutable, [
             "run", pipeline, "--quiet", "--set", "SOURCE=filesrc location=\"\(input.path)\"", "--set", "TARGET=ca",
             "--set", "OUTPUT=\(output.path)",
-        ], environment: environment(cache: scratch))
+        ], environment: TestSupport.gstEnvironment(registry: scratch))
         #expect(fromFile.status == 0, "\(fromFile.stderr)")
         let catalan = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(catalan.count == 2 && catalan[0].lowercased().contains("gràcies"), "\(catalan)")
@@ -81,7 +74,7 @@ import Testing
         let pipeline = root.appendingPathComponent("pipelines/text-translate.pipeline").path
         let result = try await TestSupport.run(TestSupport.parleyExecutable, [
             "run", pipeline, "--quiet", "--set", "PROVIDER=compatible", "--set", "BASE_URL=\(server.url)/v1",
-        ], environment: environment(cache: scratch), input: "hello\n")
+        ], environment: TestSupport.gstEnvironment(registry: scratch), input: "hello\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stdout.contains("\u{1B}") && !result.stderr.contains("\u{1B}"), "no escape sequence reaches the terminal")
         #expect(result.stdout.split(separator: "\n").count == 1, "one result is one line: \(result.stdout)")
@@ -114,7 +107,7 @@ import Testing
             "run", root.appendingPathComponent("pipelines/live-translate.pipeline").path, "--quiet",
             "--set", "SOURCE=filesrc location=\"\(recording.path)\" ! wavparse",
             "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
-        ], environment: environment(cache: scratch))
+        ], environment: TestSupport.gstEnvironment(registry: scratch))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("transcript ") }.count == 3, "\(result.stdout)")
@@ -129,7 +122,7 @@ import Testing
     @Test func theVoiceAssistantAnswersEachUtteranceOfflineAndSpeaksTheAnswer() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let spoken = scratch.appendingPathComponent("answers.wav"), session = scratch.appendingPathComponent("assistant")
-        var environment = environment(cache: scratch)
+        var environment = TestSupport.gstEnvironment(registry: scratch)
         environment["OPENAI_API_KEY"] = nil  // the chain openai,local without a key: the offline assistant answers
         let result = try await TestSupport.run(TestSupport.parleyExecutable, [
             "run", root.appendingPathComponent("pipelines/voice-assistant.pipeline").path, "--quiet",

@@ -60,8 +60,9 @@ case "vad-frames":
     // decided, its lookahead included) to the file. With --probabilities, the element decides on
     // those (a candidate network's, from training) and nothing is timed.
     // --onset-threshold P: the segmenter's onset-threshold instead of the
-    // element's default (streams.py chooses it with this).
-    let usage = "usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32] [--onset-threshold 0-1]"
+    // element's default (streams.py chooses it with this). --runs N: detector
+    // passes timed (5; the CPU time is their median), 1 where no one reads it.
+    let usage = "usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32] [--onset-threshold 0-1] [--runs N]"
     guard arguments.count >= 2 else {
         print(usage)
         exit(2)
@@ -84,7 +85,7 @@ case "vad-frames":
         }
         seconds = nil
     } else {
-        (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1], configuration: configuration)
+        (rows, segments, seconds) = try VADFrames.frames(wav: arguments[1], runs: max(1, runs), configuration: configuration)
     }
     print(rows.joined(separator: "\n"))
     if let output = option("--segments") {

@@ -231,10 +231,10 @@ def main():
         _, _, f1, alarms = score.scores(labels, hypothesis, regions)
         common = score.contract_segments(hypothesis, hangover_s=SILENCE_S, decided_after_s=late)
         onsets, ends = score.delays(common, utterances)
-        # vadsegmenter's own segments for a build; Silero has none, so its splits are the common segmenter's.
+        # vadsegmenter's own segments for a build; Silero has none, so its splits and misses are the common segmenter's.
         own_ends = score.delays(own, utterances)[1] if own is not None else []
-        split = score.splits(common if own is None else own, utterances)
-        lost = score.missed(common if own is None else own, utterances)
+        cut = common if own is None else own
+        split, lost = score.splits(cut, utterances), score.missed(cut, utterances)
         return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions), own_ends, split, lost)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:

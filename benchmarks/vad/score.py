@@ -69,6 +69,11 @@ def contract_segments(decisions, frame_s=0.01, hangover_s=0.5, decided_after_s=0
     return segments
 
 
+def overlapping(segments, on, off):
+    """The segments that share any time with the utterance from `on` to `off`."""
+    return [s for s in segments if s[1] < off and s[2] > on]
+
+
 def delays(segments, utterances):
     """Onset (open decision − speech start) and end of speech (close decision −
     speech end) per utterance, in ms; an utterance whose segment runs into the
@@ -79,10 +84,10 @@ def delays(segments, utterances):
         opened = [s for s in segments if on - 0.2 <= s[1] <= off]
         if opened and not any(s[1] < on - 0.2 and s[2] > on for s in segments):
             onsets.append(opened[0][0] - on)
-        overlapping = [s for s in segments if s[1] < off and s[2] > on]
-        if overlapping:
-            active = [s for s in overlapping if s[1] <= off < s[2]]
-            chosen = (active or overlapping[-1:])[0]
+        heard = overlapping(segments, on, off)
+        if heard:
+            active = [s for s in heard if s[1] <= off < s[2]]
+            chosen = (active or heard[-1:])[0]
             if chosen[2] <= following:
                 ends.append(chosen[2] - off)
     return np.array(onsets) * 1000, np.array(ends) * 1000
@@ -94,14 +99,14 @@ def splits(segments, utterances):
     speech doubted for a while). A detector that ends segments early pays
     here, which the frame F1 hardly sees: the next segment takes back the
     frames with its prefix padding."""
-    return sum(max(0, sum(1 for s in segments if s[1] < off and s[2] > on) - 1) for on, off in utterances)
+    return sum(max(0, len(overlapping(segments, on, off)) - 1) for on, off in utterances)
 
 
 def missed(segments, utterances):
     """Utterances no segment overlaps at all: speech the user said and nothing
     heard. A rule that keeps doubtful sounds out pays here, which frame F1
     weighs by length only (a lost word is a few frames)."""
-    return sum(1 for on, off in utterances if not any(s[1] < off and s[2] > on for s in segments))
+    return sum(1 for on, off in utterances if not overlapping(segments, on, off))
 
 
 def audible_ends(samples, utterances, frame=160):
@@ -140,10 +145,12 @@ def run_element(bench, wav, options=()):
     """`parley-bench vad-frames` on one file (with `options`, e.g.
     ("--onset-threshold", "0.6")): the element's decisions per 10 ms frame,
     its own segments (element_segments) and how late each decision is made,
-    in seconds."""
+    in seconds. One detector pass: the speed figure (a median of passes) is
+    `benchmarks/vad/run`'s, not its callers'."""
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "segments.tsv")
-        run = subprocess.run([bench, "vad-frames", wav, "--segments", path, *options], check=True, capture_output=True, text=True)
+        run = subprocess.run([bench, "vad-frames", wav, "--segments", path, "--runs", "1", *options],
+                             check=True, capture_output=True, text=True)
         segments = element_segments(path)
     lookahead_s = float(run_notes(run.stderr).get("lookahead-ms", 0)) / 1000
     return element_decisions(run.stdout.splitlines()), segments, lookahead_s

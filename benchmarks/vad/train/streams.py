@@ -77,18 +77,17 @@ def main():
     streams = len(glob.glob(os.path.join(arguments.work, f"stream*_{CONDITION_NAMES[0]}.wav")))
     jobs = [(condition, stream) for condition in range(len(CONDITION_NAMES)) for stream in range(streams)]
 
+    def run(job, options):
+        condition, stream = job
+        index = stream * len(CONDITION_NAMES) + condition
+        wav = os.path.join(arguments.work, f"stream{stream}_{CONDITION_NAMES[condition]}.wav")
+        frames = slice(offsets[index], offsets[index + 1])
+        return condition, *score_stream(arguments.bench, wav, labels[frames], sounds[frames], options)
+
     for onset in arguments.onset_threshold or [None]:
         options = () if onset is None else ("--onset-threshold", str(onset))
-
-        def run(job):
-            condition, stream = job
-            index = stream * len(CONDITION_NAMES) + condition
-            wav = os.path.join(arguments.work, f"stream{stream}_{CONDITION_NAMES[condition]}.wav")
-            frames = slice(offsets[index], offsets[index + 1])
-            return condition, *score_stream(arguments.bench, wav, labels[frames], sounds[frames], options)
-
         with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-            results = list(pool.map(run, jobs))
+            results = list(pool.map(lambda job: run(job, options), jobs))
         if onset is not None:
             print(f"onset threshold {onset:g}:")
         report(results)
