@@ -162,6 +162,43 @@ public final class Pipeline: @unchecked Sendable {
     /// Every element made by `factory` (e.g. "sessionrecorder"), at any depth.
     public func elements(factory: String) -> [GstKit.Element] { pipeline.descendants(factory: factory) }
 
+    /// The sinks whose `location` is a file they create: GStreamer's file
+    /// sinks and Parley's transcriptsink. (sessionrecorder makes its own
+    /// folder; a `location` of `-` or empty is standard output.)
+    public static let fileSinkFactories = ["filesink", "transcriptsink", "multifilesink", "splitmuxsink"]
+
+    /// Creates the missing folders above every file sink's `location`, as
+    /// `mkdir -p` would, so that a pipeline file's `out/transcript.srt` works
+    /// from any directory. A sink's own open still reports what else is wrong
+    /// with the path. Returns the folders it made.
+    @discardableResult
+    public func createOutputFolders() throws(PipelineError) -> [String] {
+        var made: [String] = []
+        for factory in Self.fileSinkFactories {
+            for sink in elements(factory: factory) {
+                guard let location = sink.property("location")?.string, !location.isEmpty, location != "-" else { continue }
+                let folder = (location as NSString).deletingLastPathComponent
+                guard !folder.isEmpty else { continue }
+                if FileManager.default.fileExists(atPath: folder) { continue }
+                if let reason = Self.makeFolders(folder) {
+                    throw .elementError(source: sink.name, message: "cannot create the folder \"\(folder)\" for location \"\(location)\": \(reason)", debug: nil)
+                }
+                made.append(folder)
+            }
+        }
+        return made
+    }
+
+    /// `mkdir -p`: nil when `folder` exists or was made, else the system's reason.
+    private static func makeFolders(_ folder: String) -> String? {
+        var path = folder.hasPrefix("/") ? "" : "."
+        for component in folder.split(separator: "/") {
+            path += "/" + component
+            if mkdir(path, 0o777) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+        }
+        return nil
+    }
+
     /// Sets a property from its string form, as gst-launch would.
     public func set(_ property: String, of elementName: String, to value: String) throws(PipelineError) {
         guard let element = element(named: elementName) else { throw .noSuchElement(elementName) }

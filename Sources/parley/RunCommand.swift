@@ -9,7 +9,8 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run", abstract: "Run a pipeline file to the end of the stream.",
         discussion: """
             Ctrl-C or SIGTERM ends the input and lets everything in flight drain; a second one aborts \
-            (files written so far are completed).
+            (files written so far are completed). The folders above every file sink's location \
+            (filesink, transcriptsink, multifilesink, splitmuxsink) are created first, as `mkdir -p` would.
 
             \(ExitStatus.table)
             """)
@@ -31,6 +32,12 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             printError("\(file): error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)
+        }
+        do {
+            try pipeline.createOutputFolders()
+        } catch {
+            printError("\(file): error: \(error)")
+            throw ExitCode(ExitStatus.failed)
         }
         // A recorded session says which file and variables made it (secrets are left out by the recorder).
         let variables = parsed.resolvedVariables(overrides: overrides)

@@ -42,6 +42,31 @@ import Testing
         #expect(try String(contentsOfFile: output, encoding: .utf8) == "saved by parley run\n")
     }
 
+    @Test func runCreatesTheFoldersItsFileSinksWriteInto() async throws {
+        let input = try write("words.txt", "into a folder not made yet")
+        let file = try write("save2.pipeline", """
+            #@ description Save text twice
+            #@ var OUTPUT=out/text.txt  Where to save it
+            #@ var COPY=out/copy.txt  Where the copy goes
+            filesrc location=\(input) ! tee name=t
+            t. ! queue ! text/x-raw,format=utf8 ! transcriptsink location=${OUTPUT}
+            t. ! queue ! filesink location=${COPY}
+            """)
+        let output = scratch.appendingPathComponent("results/today/text.txt").path
+        let copy = scratch.appendingPathComponent("copies/text.txt").path
+        let result = try await parley(["run", file, "--set", "OUTPUT=\(output)", "--set", "COPY=\(copy)"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "into a folder not made yet\n")
+        #expect(try String(contentsOfFile: copy, encoding: .utf8) == "into a folder not made yet")
+
+        // A folder that cannot be made: the sink and the folder are named, nothing runs.
+        let blocked = try write("blocked", "a file, not a folder")
+        let refused = try await parley(["run", file, "--set", "OUTPUT=\(blocked)/inner/text.txt", "--set", "COPY=\(copy)"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("transcriptsink0: cannot create the folder \"\(blocked)/inner\""), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Not a directory"), "\(refused.stderr)")
+    }
+
     @Test func runExitsOneWithTheElementsMessageWhenThePipelineFails() async throws {
         let file = try write("fail.pipeline", "#@ description Read a file that is not there\nfilesrc location=/nonexistent/file.wav ! fakesink\n")
         let result = try await parley(["run", file])
