@@ -17,9 +17,22 @@ struct ParleyCommand: AsyncParsableCommand {
     /// ArgumentParser's own entry point, except that a usage error exits with
     /// 2 like every other wrong input (its default is 64, EX_USAGE), so the
     /// exit-status table holds for every path.
+    /// A wrong value found once a subcommand runs (a session ID that names
+    /// none, a malformed --set) is one line, `error: …`, like every other
+    /// error a command prints: ArgumentParser's usage after it would be the
+    /// root's, which says nothing about the value.
     static func main() async {
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                printError(fullMessage(for: error))
+                Foundation.exit(ExitStatus.invalidInput)
+            }
+            exit(withError: error)
+        }
+        do {
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -27,7 +40,7 @@ struct ParleyCommand: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                printError(fullMessage(for: error))
+                printError("error: \(message(for: error))")
                 Foundation.exit(ExitStatus.invalidInput)
             }
             exit(withError: error)

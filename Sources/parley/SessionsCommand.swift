@@ -32,7 +32,8 @@ struct SessionsCommand: AsyncParsableCommand {
                 throw ValidationError("\"\(id)\" names \(prefixed.count) sessions: \(prefixed.map(\.url.lastPathComponent).joined(separator: ", "))")
             }
             let names = all.map(\.url.lastPathComponent)
-            let hint = Suggestions.closest(to: id, in: names).map { "; did you mean \($0)?" } ?? (names.isEmpty ? "; there are none in \(root.path)" : "")
+            guard !names.isEmpty else { throw ValidationError("no session \"\(id)\": \(root.path) holds none") }
+            let hint = Suggestions.closest(to: id, in: names).map { "; did you mean \($0)?" } ?? ""
             throw ValidationError("no session \"\(id)\" in \(root.path)\(hint)")
         }
     }

@@ -81,6 +81,21 @@ import Testing
         #expect(result.stderr.contains("NOPE"))
     }
 
+    @Test func aWrongValueFoundWhileRunningIsOneErrorLine() async throws {
+        let empty = scratch.appendingPathComponent("no-sessions").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let none = try await parley(["sessions", "show", "nope", "--dir", empty])
+        #expect(none.status == 2)
+        #expect(none.stderr == "error: no session \"nope\": \(empty) holds none\n", "\(none.stderr)")
+        let set = try await parley(["run", "--set", "X", "anything.pipeline"])
+        #expect(set.status == 2)
+        #expect(set.stderr == "error: --set takes KEY=VALUE, got \"X\"\n", "\(set.stderr)")
+        // Options ArgumentParser checks while parsing keep its usage line, of the right command.
+        let runs = try await parley(["bench", "run", "x.pipeline", "--corpus", "c.jsonl", "--runs", "0"])
+        #expect(runs.status == 2)
+        #expect(runs.stderr.contains("Error: --runs must be at least 1") && runs.stderr.contains("Usage: parley bench run"), "\(runs.stderr)")
+    }
+
     @Test func listShowsDescriptionsAndVariables() async throws {
         _ = try write("alpha.pipeline", "#@ description The first one\n#@ var X=1  An x\nfakesrc ! fakesink\n")
         let result = try await parley(["list", "--directory", scratch.path])
