@@ -12,8 +12,12 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the local speech engines over the OpenAI-compatible HTTP API.",
         discussion: """
             POST /v1/audio/transcriptions (multipart: file in any format OpenAI lists: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm, model, language, \
-            response_format json | text | verbose_json | srt | vtt) and GET /v1/models, with OpenAI's \
-            error envelope. The engine is Whisper-base (a faster-whisper worker process, loaded before \
+            response_format json | text | verbose_json | srt | vtt); POST /v1/chat/completions (the last \
+            user message translated by apertium, streamed or not; the pair from the system prompt's first two \
+            language names, "from English to Spanish", else English to Spanish); POST /v1/audio/speech \
+            (espeak-ng: response_format pcm, 24 kHz streamed, or wav; OpenAI's voice names; an extra \
+            language field, default en); GET /v1/models; errors in OpenAI's envelope. \
+            The speech-to-text engine is Whisper-base (a faster-whisper worker process, loaded before \
             the server listens) when scripts/setup has prepared it, else pocketsphinx; --engine chooses. \
             Prints "listening on http://HOST:PORT" once ready. --delay-ms and --jitter-ms \
             add a service delay to each answer: a measurement aid for benchmarks. \

@@ -96,6 +96,15 @@ import Testing
         #expect(runs.stderr.contains("Error: --runs must be at least 1") && runs.stderr.contains("Usage: parley bench run"), "\(runs.stderr)")
     }
 
+    @Test func serveHelpNamesEveryRouteTheServerAnswers() async throws {
+        let help = try await parley(["serve", "--help"])
+        #expect(help.status == 0)
+        // ServerTests exercise each of these on a real server.
+        for route in ["POST /v1/audio/transcriptions", "POST /v1/chat/completions", "POST /v1/audio/speech", "GET /v1/models"] {
+            #expect(help.stdout.replacingOccurrences(of: "\n", with: " ").contains(route), "\(route) missing from: \(help.stdout)")
+        }
+    }
+
     @Test func listShowsDescriptionsAndVariables() async throws {
         _ = try write("alpha.pipeline", "#@ description The first one\n#@ var X=1  An x\nfakesrc ! fakesink\n")
         let result = try await parley(["list", "--directory", scratch.path])
