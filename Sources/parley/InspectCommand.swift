@@ -6,8 +6,8 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Document Parley's elements (or any GStreamer element), like gst-inspect-1.0.",
         discussion: """
-            Without an element, lists Parley's elements as gst-inspect-1.0 lists a plugin. With one, shows its \\
-            metadata, pads, properties (enumerations with their values) and the messages and events it \\
+            Without an element, lists Parley's elements as gst-inspect-1.0 lists a plugin. With one, shows its \
+            metadata, pads, properties (enumerations with their values) and the messages and events it \
             produces with their fields. --reference prints docs/reference.md.
             """)
 

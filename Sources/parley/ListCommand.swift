@@ -6,8 +6,8 @@ struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List pipeline files with their descriptions and variables.",
         discussion: """
-            Lists --dir if given; else the first of ./pipelines, the pipelines installed next to the \\
-            executable (PREFIX/share/parley/pipelines) and, for a build-tree executable, the package's own. \\
+            Lists --dir if given; else the first of ./pipelines, the pipelines installed next to the \
+            executable (PREFIX/share/parley/pipelines) and, for a build-tree executable, the package's own. \
             `parley run NAME` finds NAME.pipeline in the same places.
             """)
 

@@ -105,6 +105,25 @@ import Testing
         }
     }
 
+    @Test func everyCommandsHelpReadsAsProse() async throws {
+        // Every command and subcommand, found from the help itself.
+        var pending: [[String]] = [[]], seen = 0
+        while let command = pending.popLast() {
+            let help = try await parley(command + ["--help"])
+            #expect(help.status == 0, "\(command)")
+            seen += 1
+            let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            for line in lines where line.hasSuffix("\\") {
+                Issue.record("parley \(command.joined(separator: " ")) --help: a stray line continuation: \(line)")
+            }
+            guard let start = lines.firstIndex(of: "SUBCOMMANDS:") else { continue }
+            for line in lines[(start + 1)...] where line.hasPrefix("  ") && !line.hasPrefix("   ") && !line.contains("See '") {
+                if let name = line.split(separator: " ").first { pending.append(command + [String(name)]) }
+            }
+        }
+        #expect(seen > 20, "commands found: \(seen)")
+    }
+
     @Test func listShowsDescriptionsAndVariables() async throws {
         _ = try write("alpha.pipeline", "#@ description The first one\n#@ var X=1  An x\nfakesrc ! fakesink\n")
         let result = try await parley(["list", "--directory", scratch.path])
