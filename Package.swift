@@ -65,7 +65,7 @@ let package = Package(
             path: "plugins/GstParley"),
         // Providers: engines that elements share, beside the elements.
         .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
-        // Apertium (Debian) as long-lived null-flush processes, one per language pair.
+        // Apertium (Debian) as long-lived null-flush processes, one per language pair (a route through a third language: two).
         .target(name: "ApertiumEngine", dependencies: ["ParleyCore"], path: "plugins/ApertiumEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),
-        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator"], path: "Tests/StreamTranslatorTests"),
+        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine"], path: "Tests/StreamTranslatorTests"),
         .testTarget(name: "LineSplitterTests", dependencies: ["LineSplitter"], path: "Tests/LineSplitterTests"),
         .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter", "ParleyCore"], path: "Tests/VADSegmenterTests"),
         .testTarget(

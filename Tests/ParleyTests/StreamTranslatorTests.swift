@@ -51,6 +51,22 @@ import Testing
         }
     }
 
+    @Test func withoutAPairTheTextGoesThroughSpanish() async throws {
+        // Debian has no English-Italian or English-French pair; scripts/setup installs spa-ita and fr-es.
+        let sentences = ["He was not an ill-disposed young man.", "Where is the station?"]
+        for (target, second) in [("it", "spa-ita"), ("fr", "es-fr")] {
+            let (results, warnings, error, _) = try await translate(sentences, options: "source-language=en target-language=\(target)")
+            #expect(error == nil && warnings.isEmpty, "\(target): \(String(describing: error)) \(warnings)")
+            #expect(results.map(\.segmentID) == [0, 1] && results.allSatisfy { $0.language == target && $0.status == .final })
+            #expect(results.allSatisfy { $0.provider == "local (apertium eng-spa+\(second))" }, "\(results.map(\.provider))")
+            for (sentence, result) in zip(sentences, results) {
+                let spanish = try await TestSupport.run("/usr/bin/apertium", ["-u", "eng-spa"], input: sentence)
+                let cli = try await TestSupport.run("/usr/bin/apertium", ["-u", second], input: spanish.stdout)
+                #expect(result.text == cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(target): \(sentence)")
+            }
+        }
+    }
+
     @Test func aTargetThatIsNoLanguageTagFailsAtStartNamingTheProperty() async throws {
         let (results, _, error, _) = try await translate(["Hello"], options: "source-language=en target-language=english")
         let message = "\(String(describing: error))"

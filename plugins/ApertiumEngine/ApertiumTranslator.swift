@@ -7,6 +7,13 @@
 // (apertium-destxt) drops NULs in Debian 12's version, so its job is done
 // here: the characters the stream format reserves are escaped, and the
 // sentence end it would add (".[]") is added and taken off again.
+//
+// Where Debian has no pair between two languages but has one from the source
+// into a third and one from that third into the target (English to Italian:
+// eng-spa, then spa-ita), the text goes through both, one process each: a
+// route "eng-spa+spa-ita". Spanish is tried first as the language in between,
+// since most of Debian's pairs have it on one side. Each hop loses a little,
+// so a direct pair is always preferred.
 import Foundation
 import ParleyCore
 import Synchronization
@@ -21,7 +28,7 @@ public enum ApertiumError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noPair(let from, let to, let installed):
-            "apertium has no \(from)→\(to) pair installed; installed: \(installed.isEmpty ? "none (apt-get install apertium-eng-spa, ...)" : installed.joined(separator: ", "))"
+            "apertium has no \(from)→\(to) pair installed, nor two through a language in between; installed: \(installed.isEmpty ? "none (apt-get install apertium-eng-spa, ...)" : installed.joined(separator: ", "))"
         case .startFailed(let why): "apertium did not start: \(why)"
         case .failed(let why): "apertium failed: \(why)"
         }
@@ -39,14 +46,37 @@ public final class ApertiumTranslator: @unchecked Sendable {
         "da": "dan", "nb": "nob", "nn": "nno", "is": "isl", "cy": "cym", "br": "bre", "ru": "rus", "uk": "ukr",
     ]
 
-    /// The pair's mode name ("eng-spa") for two BCP-47 tags ("en-US", "es"),
-    /// among `installed` modes; nil when none fits.
+    /// The languages in between a route may go through, in the order they are tried.
+    static let pivots = ["spa", "eng", "cat", "fra", "por", "ita"]
+
+    /// The mode ("eng-spa") that translates between two BCP-47 tags ("en-US",
+    /// "es") among `installed` modes, else a route of two through a language
+    /// in between ("eng-spa+spa-ita"); nil when neither exists. Dialect modes
+    /// ("eng-cat_valencia") are never taken for a route.
     public static func mode(from source: String, to target: String, installed: [String]) -> String? {
         let a = LanguageNames.primary(source), b = LanguageNames.primary(target)
         let candidates = [
             "\(threeLetter[a] ?? a)-\(threeLetter[b] ?? b)", "\(a)-\(b)",
         ]
-        return candidates.first { installed.contains($0) }
+        if let direct = candidates.first(where: { installed.contains($0) }) { return direct }
+        let from = threeLetter[a] ?? a, to = threeLetter[b] ?? b
+        let pairs = installed.compactMap { mode in languages(of: mode).map { (mode: mode, from: $0.from, to: $0.to) } }
+        let firstHops = pairs.filter { $0.from == from && $0.to != to }
+        let routes = firstHops.compactMap { first in
+            pairs.first { $0.from == first.to && $0.to == to }.map { (pivot: first.to, route: "\(first.mode)+\($0.mode)") }
+        }
+        return routes.min { rank($0.pivot) < rank($1.pivot) || (rank($0.pivot) == rank($1.pivot) && $0.route < $1.route) }?.route
+    }
+
+    private static func rank(_ pivot: String) -> Int { pivots.firstIndex(of: pivot) ?? pivots.count }
+
+    /// The two languages of a plain mode name, as three-letter codes
+    /// ("es-fr" → spa, fra); nil for a dialect ("eng-cat_valencia") or any
+    /// other shape ("eco-es-fr").
+    static func languages(of mode: String) -> (from: String, to: String)? {
+        let parts = mode.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, parts.allSatisfy({ (2...3).contains($0.count) && $0.allSatisfy(\.isLetter) }) else { return nil }
+        return (threeLetter[parts[0]] ?? parts[0], threeLetter[parts[1]] ?? parts[1])
     }
 
     /// Modes installed, by name ("eng-spa", "spa-eng", ...).
@@ -55,23 +85,35 @@ public final class ApertiumTranslator: @unchecked Sendable {
         return files.filter { $0.hasSuffix(".mode") }.map { String($0.dropLast(5)) }.sorted()
     }
 
+    /// The mode, or the route of two joined by "+" ("eng-spa+spa-ita").
     public let mode: String
     private let lock = Mutex(())
-    private let process: ChildProcess
+    /// One process per hop, in order.
+    private let hops: [(mode: String, process: ChildProcess)]
     private let timeoutMs: Int32
 
-    /// Starts the pipeline for `mode` (one of `installedModes()`).
+    /// Starts the pipeline for `mode` (one of `installedModes()`, or a route
+    /// of two that `mode(from:to:installed:)` made), one process a hop.
     public init(mode: String, directory: String = modesDirectory, timeoutMs: Int = 10_000) throws(ApertiumError) {
         self.mode = mode
         self.timeoutMs = Int32(clamping: timeoutMs)
-        let modeFile = "\(directory)/\(mode).mode"
-        guard FileManager.default.isReadableFile(atPath: modeFile) else { throw .startFailed("no mode file \(modeFile)") }
-        do {
-            process = try ChildProcess(executable: "/bin/bash",
-                                       arguments: ["-c", Self.script, "apertium-\(mode)", "-n", "", modeFile])
-        } catch {
-            throw .startFailed(error.description)
+        var started: [(mode: String, process: ChildProcess)] = []
+        for hop in mode.split(separator: "+").map(String.init) {
+            let modeFile = "\(directory)/\(hop).mode"
+            guard FileManager.default.isReadableFile(atPath: modeFile) else {
+                started.forEach { $0.process.terminate() }
+                throw .startFailed("no mode file \(modeFile)")
+            }
+            do {
+                started.append((hop, try ChildProcess(executable: "/bin/bash",
+                                                       arguments: ["-c", Self.script, "apertium-\(hop)", "-n", "", modeFile])))
+            } catch {
+                started.forEach { $0.process.terminate() }
+                throw .startFailed(error.description)
+            }
         }
+        guard !started.isEmpty else { throw .startFailed("no mode named") }
+        hops = started
         // One request now: the models load here rather than in the first
         // segment, and a pipeline that cannot run fails at READY.
         do {
@@ -91,22 +133,30 @@ public final class ApertiumTranslator: @unchecked Sendable {
         eval "$pipeline"
         """#
 
-    /// Translates one text; requests are served one at a time.
+    /// Translates one text, through every hop of a route; requests are
+    /// served one at a time.
     public func translate(_ text: String) throws(ApertiumError) -> String {
-        let request = Data((Self.escape(text) + ".[]").utf8) + Data([0])
         let result: Result<String, ApertiumError> = lock.withLock { _ in
-            guard process.isRunning else { return .failure(.failed("the \(mode) process has exited")) }
-            guard process.write(Array(request)) else {
-                return .failure(.failed("could not write to the \(mode) process"))
+            var current = text
+            for (mode, process) in hops {
+                let request = Data((Self.escape(current) + ".[]").utf8) + Data([0])
+                guard process.isRunning else { return .failure(.failed("the \(mode) process has exited")) }
+                guard process.write(Array(request)) else {
+                    return .failure(.failed("could not write to the \(mode) process"))
+                }
+                switch readAnswer(from: process, mode: mode) {
+                case .success(let answer): current = Self.unescape(answer)
+                case .failure(let error): return .failure(error)
+                }
             }
-            return readAnswer().map(Self.unescape)
+            return .success(current)
         }
         return try result.get()
     }
 
     /// Reads up to the NUL that ends an answer, waiting at most the timeout
     /// for each piece.
-    private func readAnswer() -> Result<String, ApertiumError> {
+    private func readAnswer(from process: ChildProcess, mode: String) -> Result<String, ApertiumError> {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -126,7 +176,7 @@ public final class ApertiumTranslator: @unchecked Sendable {
 
     /// Ends the process (READY→NULL).
     public func shutdown() {
-        lock.withLock { _ in process.terminate() }
+        lock.withLock { _ in hops.forEach { $0.process.terminate() } }
     }
 
     /// The stream format's reserved characters, backslash-escaped as the

@@ -15,7 +15,10 @@
 // text gives a skipped or failed result with a warning, never a crash.
 //
 // Providers: `local` (the default) runs apertium from Debian as one
-// long-lived process per language pair (a request costs milliseconds);
+// long-lived process per language pair (a request costs milliseconds); with
+// no pair between the two languages, through two pairs and a language in
+// between, Spanish first (English to Italian: eng-spa, then spa-ita), each
+// hop its own process and its own loss;
 // `openai` and `compatible` stream `/v1/chat/completions` (SSE) with retries
 // on 429/5xx; `deepl`, `google` (Cloud Translation v2) and `libretranslate`
 // answer in one JSON document. A rejected key, or DeepL's 456 (quota used

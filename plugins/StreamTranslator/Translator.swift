@@ -49,7 +49,7 @@ protocol RemoteTranslator: TextTranslator {
     var service: RemoteService { get }
 }
 
-/// Apertium from Debian, one long-lived process per pair.
+/// Apertium from Debian, one long-lived process per pair (two for a route through a language in between).
 struct ApertiumTextTranslator: TextTranslator {
     let engine: ApertiumTranslator
     var name: String { "local (apertium \(engine.mode))" }

@@ -8,7 +8,7 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
     case local, openai, compatible, deepl, google, libretranslate
 
     static let values = [
-        EnumValue(0, "local", "Apertium from Debian, offline (one long-lived process per language pair)"),
+        EnumValue(0, "local", "Apertium from Debian, offline (one long-lived process per language pair; without a pair, two through Spanish or another language)"),
         EnumValue(1, "openai", "OpenAI chat completions, streamed (OPENAI_API_KEY)"),
         EnumValue(2, "compatible", "Any OpenAI-compatible chat completions server at base-url (parley serve, vLLM, ...)"),
         EnumValue(3, "deepl", "DeepL /v2/translate (DEEPL_API_KEY; keys ending :fx use the free host)"),
