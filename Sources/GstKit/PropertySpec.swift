@@ -46,14 +46,22 @@ public struct PropertySpec: Sendable {
     public let blurb: String
     public let kind: Kind
     public let flags: PropertyFlags
+    /// What is wrong with a value that has the right type but that the
+    /// element will refuse when it starts (a provider chain naming no
+    /// provider), or nil when it is good. The element must call the same
+    /// rule at start; this lets `parley validate` (and `parley run`, before
+    /// anything starts) point at the value's line and column. GObject never
+    /// sees it: a setter cannot fail.
+    public let check: (@Sendable (String) -> String?)?
 
     public init(_ name: String, nick: String, blurb: String, _ kind: Kind,
-                flags: PropertyFlags = [.readWrite, .mutableReady]) {
+                flags: PropertyFlags = [.readWrite, .mutableReady], check: (@Sendable (String) -> String?)? = nil) {
         self.name = name
         self.nick = nick
         self.blurb = blurb
         self.kind = kind
         self.flags = flags
+        self.check = check
     }
 
     public var defaultValue: PropertyValue {

@@ -33,4 +33,10 @@ public enum Parley {
 
     /// Names of the element factories Parley provides.
     public static var elementNames: [String] { parleyElements.map { $0.metadata.factoryName } }
+
+    /// Property `name` as Parley's element `factory` declares it (nil for
+    /// other elements): its `check` is what the validator asks beyond GObject.
+    static func propertySpec(factory: String, name: String) -> PropertySpec? {
+        parleyElements.first { $0.metadata.factoryName == factory }?.properties.first { $0.name == name }
+    }
 }

@@ -124,6 +124,9 @@ public struct PipelineValidator {
     private func checkProperty(_ element: Element, factoryName: String, key: String, value: String) -> Problem? {
         do throws(PropertyValueProblem) {
             try element.checkProperty(key, value: value)
+            if let problem = Parley.propertySpec(factory: factoryName, name: key)?.check?(value) {
+                return Problem(kind: .badValue, message: "\(factoryName): \(problem)")
+            }
             return nil
         } catch {
             switch error {

@@ -79,6 +79,17 @@ import Testing
         #expect(found[2].position == SourcePosition(line: 4, column: 45))
     }
 
+    @Test func valuesTheElementWouldRefuseAtStartAreFoundBeforeIt() throws {
+        // Strings GObject takes, that the element's own rule refuses when it starts.
+        let found = try errors("fdsrc ! text/x-raw,format=utf8 ! streamtranslator target-language=english provider=local,opnai ! cloudtts provider=elevenlab ! fakesink")
+        #expect(found.map(\.kind) == [.badValue, .badValue, .badValue], "\(found)")
+        #expect(found[0].position == SourcePosition(line: 4, column: 51))
+        #expect(found[0].message.contains("streamtranslator: target-language 'english' is not a BCP-47 language tag"))
+        #expect(found[1].message.contains("provider has \"opnai\" at position 2 of \"local,opnai\" (did you mean openai?)"))
+        #expect(found[2].message.contains("cloudtts: provider has \"elevenlab\" at position 1") && found[2].message.contains("did you mean elevenlabs?"))
+        #expect(try errors("fdsrc ! text/x-raw,format=utf8 ! streamtranslator target-language=pt-BR provider=openai,local ! fakesink").isEmpty)
+    }
+
     @Test func undeclaredVariablesAreErrors() throws {
         let found = try errors("filesink location=${OUTPUT}")
         #expect(found.map(\.kind) == [.undeclaredVariable])

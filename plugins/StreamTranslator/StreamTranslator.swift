@@ -82,7 +82,7 @@ public final class StreamTranslatorElement: AsyncTransform {
                      blurb: "BCP-47 language of the text, or auto: the language in each result's meta (else en)",
                      .string(default: DEFAULT_SOURCE_LANGUAGE)),
         PropertySpec("target-language", nick: "Target language", blurb: "BCP-47 language to translate into",
-                     .string(default: DEFAULT_TARGET_LANGUAGE)),
+                     .string(default: DEFAULT_TARGET_LANGUAGE), check: targetLanguageProblem),
         PropertySpec("system-prompt", nick: "System prompt",
                      blurb: "Instructions for chat providers; {source} and {target} become language names; empty = the mode's default",
                      .string(default: DEFAULT_SYSTEM_PROMPT)),
@@ -220,16 +220,19 @@ public final class StreamTranslatorElement: AsyncTransform {
         return "en"
     }
 
+    /// What is wrong with a target-language, or nil: checked at start, and
+    /// by `parley validate` (the property's check).
+    @Sendable static func targetLanguageProblem(_ value: String) -> String? {
+        if value.isEmpty { return "target-language is empty: say which language to translate into, e.g. target-language=es" }
+        // Providers are sent the tag in their own form (LanguageTag): refuse what is no tag at all.
+        if LanguageTag(value) == nil { return "target-language '\(value)' is not a BCP-47 language tag: use e.g. es, pt-BR or zh-Hans" }
+        return nil
+    }
+
     public func open() throws(ElementMessageText) {
         let current = settings.withLock { $0 }
-        guard !current.targetLanguage.isEmpty else {
-            throw .settings("target-language is empty: say which language to translate into, e.g. target-language=es",
-                            debug: "property target-language")
-        }
-        // Providers are sent the tag in their own form (LanguageTag): refuse what is no tag at all.
-        guard LanguageTag(current.targetLanguage) != nil else {
-            throw .settings("target-language '\(current.targetLanguage)' is not a BCP-47 language tag: use e.g. es, pt-BR or zh-Hans",
-                            debug: "property target-language")
+        if let problem = Self.targetLanguageProblem(current.targetLanguage) {
+            throw .settings(problem, debug: "property target-language")
         }
         let source = Self.sourceLanguage(current, meta: nil)
         let environment = ProcessInfo.processInfo.environment
