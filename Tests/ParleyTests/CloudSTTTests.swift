@@ -59,6 +59,20 @@ import Testing
         #expect(counts == [2, 1, 0])
     }
 
+    @Test func aLanguageThatIsNoTagFailsAtStartNotOnEverySegment() async throws {
+        var failure: (any Error)?
+        do {
+            _ = try await transcripts("""
+                filesrc location=\(SpeechFixtures.librivox)/sense_and_sensibility_01_austen_64kb-0880.wav ! wavparse
+                ! vadsegmenter ! cloudstt language=english ! fakesink
+                """)
+        } catch {
+            failure = error
+        }
+        let message = "\(String(describing: failure))"
+        #expect(message.contains("language 'english' is not a BCP-47 language tag"), "\(message)")
+    }
+
     @Test func withoutSpeechEventsAudioIsCutEveryMaxSegment() async throws {
         let (results, _) = try await transcripts("""
             filesrc location=\(SpeechFixtures.librivox)/sense_and_sensibility_01_austen_64kb-0870.wav ! wavparse

@@ -88,6 +88,9 @@ import Testing
         #expect(found[1].message.contains("provider has \"opnai\" at position 2 of \"local,opnai\" (did you mean openai?)"))
         #expect(found[2].message.contains("cloudtts: provider has \"elevenlab\" at position 1") && found[2].message.contains("did you mean elevenlabs?"))
         #expect(try errors("fdsrc ! text/x-raw,format=utf8 ! streamtranslator target-language=pt-BR provider=openai,local ! fakesink").isEmpty)
+        let stt = try errors("fakesrc ! cloudstt language=english ! fakesink")
+        #expect(stt.map(\.kind) == [.badValue] && stt[0].message.contains("cloudstt: language 'english'"), "\(stt)")
+        #expect(try errors("fakesrc ! cloudstt language= ! fakesink").isEmpty, "empty: Whisper detects it")
     }
 
     @Test func undeclaredVariablesAreErrors() throws {

@@ -138,7 +138,7 @@ public final class CloudSTTElement: AsyncTransform {
                      .int(default: DEFAULT_LOCAL_THREADS, range: 0...64)),
         PropertySpec("language", nick: "Language",
                      blurb: "BCP-47 tag of the speech (en, en-US, pt-BR, zh-Hans): providers and engines are sent its language subtag, results carry the tag; empty = let Whisper detect it (pocketsphinx knows en only)",
-                     .string(default: DEFAULT_LANGUAGE)),
+                     .string(default: DEFAULT_LANGUAGE), check: languageProblem),
         PropertySpec("min-segment-ms", nick: "Minimum segment",
                      blurb: "Shorter segments are not transcribed: they give a skipped result",
                      .int(default: DEFAULT_MIN_SEGMENT_MS, range: 0...60_000)),
@@ -233,8 +233,19 @@ public final class CloudSTTElement: AsyncTransform {
         }
     }
 
+    /// What is wrong with `language`, or nil: checked at start (a name like
+    /// "english" would otherwise fail every segment at the provider), and by
+    /// `parley validate` (the property's check).
+    @Sendable static func languageProblem(_ value: String) -> String? {
+        guard !value.isEmpty, LanguageTag(value) == nil else { return nil }
+        return "language '\(value)' is not a BCP-47 language tag: use e.g. en, en-US or pt-BR, or empty to let Whisper detect it"
+    }
+
     public func open() throws(ElementMessageText) {
         let current = settings.withLock { $0 }
+        if let problem = Self.languageProblem(current.language) {
+            throw .settings(problem, debug: "property language")
+        }
         let element = element
         let closed = closed
         closed.set(false)
