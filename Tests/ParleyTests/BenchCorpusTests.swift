@@ -124,4 +124,17 @@ import Testing
         #expect(counts.falseAlarmRate == 0.5)
         #expect(BenchAnalysis.grid([(0.0, 0.02), (0.04, 0.05)], count: 6) == [true, true, false, false, true, false])
     }
+
+    @Test func aStagesElementsHaveTheSameKeysInEveryRun() throws {
+        // Three translators and one cloudtts, parsed as every run parses them again.
+        let launch = """
+            fakesrc ! tee name=t t. ! queue ! streamtranslator target-language=es ! fakesink
+            t. ! queue ! streamtranslator target-language=it ! fakesink
+            t. ! queue ! streamtranslator name=french target-language=fr ! cloudtts ! fakesink
+            """
+        let first = BenchRunner.stageReporters(try Pipeline(launch: launch))
+        let second = BenchRunner.stageReporters(try Pipeline(launch: launch))
+        #expect(Set(first.values) == ["translate@streamtranslator0", "translate@streamtranslator1", "translate@french", "tts"], "\(first)")
+        #expect(Set(second.values) == Set(first.values), "\(second)")
+    }
 }

@@ -215,14 +215,33 @@ public final class BenchRunner: @unchecked Sendable {
 
     /// Stage keys by element: the stage name, or "stage@element" where
     /// several elements report the same stage (one translator per language).
+    /// The stage key of each element that reports a stage, by element name:
+    /// the stage alone when one element reports it, else "stage@name". A name
+    /// GStreamer made up ("streamtranslator7": a count over the process, which
+    /// the bench's own parses and every run move on) is replaced by the one
+    /// gst-launch-1.0 would give it, counted in this pipeline from 0 in the
+    /// order of its names, so the same element has the same key in every run.
     static func stageReporters(_ pipeline: Pipeline) -> [String: String] {
         let byStage = [("stt", ["cloudstt"]), ("translate", ["streamtranslator"]), ("tts", ["cloudtts", "espeaktts"])]
         var keys: [String: String] = [:]
         for (stage, factories) in byStage {
-            let names = factories.flatMap { pipeline.elements(factory: $0) }.map(\.name)
-            for name in names { keys[name] = names.count == 1 ? stage : "\(stage)@\(name)" }
+            var labels: [String: String] = [:]
+            for factory in factories {
+                let names = pipeline.elements(factory: factory).map(\.name)
+                let made = names.compactMap { name in madeUpNumber(name, factory: factory).map { (name, $0) } }.sorted { $0.1 < $1.1 }
+                for (index, (name, _)) in made.enumerated() { labels[name] = "\(factory)\(index)" }
+                for name in names where labels[name] == nil { labels[name] = name }
+            }
+            for (name, label) in labels { keys[name] = labels.count == 1 ? stage : "\(stage)@\(label)" }
         }
         return keys
+    }
+
+    /// 7 for "streamtranslator7" made by `factory`; nil for a name the pipeline gave.
+    private static func madeUpNumber(_ name: String, factory: String) -> Int? {
+        guard name.hasPrefix(factory) else { return nil }
+        let suffix = name.dropFirst(factory.count)
+        return suffix.isEmpty || !suffix.allSatisfy(\.isNumber) ? nil : Int(suffix)
     }
 
     static func observe(_ event: PipelineEvent, into observed: inout RunObservations, reporters: [String: String]) {
