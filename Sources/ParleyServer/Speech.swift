@@ -107,13 +107,15 @@ enum SpeechEndpoint {
         AsyncStream { continuation in
             let rate = EspeakEngine.shared.sampleRate
             Thread {
-                var resampler = StreamingResampler(from: rate, to: outputRate)
+                var resampler = Resampler(from: rate, to: outputRate)
                 do throws(EspeakError) {
                     try EspeakEngine.shared.synthesize(text, parameters: parameters) { samples, _ in
                         let audio = resampler.process(samples)
                         if !audio.isEmpty { continuation.yield(.audio(audio)) }
                         return true
                     }
+                    let tail = resampler.finish()
+                    if !tail.isEmpty { continuation.yield(.audio(tail)) }
                 } catch {
                     continuation.yield(.failed(error.description))
                 }

@@ -57,9 +57,12 @@ struct BenchRunCommand: AsyncParsableCommand {
         let file = PipelineFolders.resolve(self.file)
         let overrides = try parseAssignments(assignments)
         guard let (parsed, _) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
+        // The corpus as one stream, in a folder of this run's own.
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: work) }
         let execution: BenchExecution
         do {
-            execution = try await BenchExecution(parsed: parsed, overrides: overrides, manifest: corpus, warmup: warmup, gap: gap)
+            execution = try await BenchExecution(parsed: parsed, overrides: overrides, manifest: corpus, warmup: warmup, gap: gap, work: work)
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)
@@ -70,9 +73,6 @@ struct BenchRunCommand: AsyncParsableCommand {
         if nats.url != nil || shards != nil {
             results = try await DistributedBench(command: self, file: file, overrides: overrides, corpus: manifest).run()
         } else {
-            let work = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
-            try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: work) }
             let measured = execution.stream.placements.filter(\.measured)
             let progress = BenchProgress(bar: !quiet && isatty(STDERR_FILENO) != 0, lines: !quiet && isatty(STDERR_FILENO) == 0,
                                          runs: runs, paced: !noPace,
@@ -86,7 +86,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             defer { interrupts.cancel() }
             do {
                 let sessions = URL(fileURLWithPath: output).appendingPathComponent("sessions").standardizedFileURL.path
-                results = try await execution.play(runs: runs, paced: !noPace, work: work, sessions: sessions, progress: progress,
+                results = try await execution.play(runs: runs, paced: !noPace, sessions: sessions, progress: progress,
                                                    runner: runner, stopped: { interrupts.received > 0 })
             } catch {
                 printError("error: \(error)")

@@ -12,25 +12,27 @@ struct BenchExecution {
     let stream: BenchStream
 
     /// Checks the pipeline, then reads the corpus manifest and decodes it into
-    /// one stream; errors are the user's input (exit 2).
-    init(parsed: PipelineFile, overrides: [String: String], manifest: String, warmup: Int, gap: Double) async throws {
+    /// one stream, `work/stream.wav`; errors are the user's input (exit 2).
+    init(parsed: PipelineFile, overrides: [String: String], manifest: String, warmup: Int, gap: Double, work: URL) async throws {
         bench = try BenchPipeline(file: parsed, overrides: overrides)
         try bench.checkMeasurable()
         let corpus = try Corpus(manifest: manifest)
         self.corpus = corpus
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let path = work.appendingPathComponent("stream.wav").path
         // Decoding blocks (it may run GStreamer pipelines).
-        stream = try await OffPool.run { () throws(CorpusError) in try BenchStream(corpus: corpus, warmup: warmup, gap: gap) }
+        stream = try await OffPool.run { () throws(CorpusError) in
+            try BenchStream(corpus: corpus, warmup: warmup, gap: gap, writingTo: path)
+        }
     }
 
     /// Plays the stream `runs` times, each run's session in `sessions/run-N`;
     /// stops after a failed run, or before a run when `stopped` says so.
-    func play(runs: Int, paced: Bool, work: URL, sessions: String, progress: BenchProgress?, runner: BenchRunner,
+    func play(runs: Int, paced: Bool, sessions: String, progress: BenchProgress?, runner: BenchRunner,
               stopped: () -> Bool) async throws -> [RunResult] {
-        let streamPath = work.appendingPathComponent("stream.wav").path
-        try stream.write(to: streamPath)
         var launches: [String] = []
         for number in 1...runs {
-            launches.append(try bench.launch(streamPath: streamPath, paced: paced, session: "\(sessions)/run-\(number)"))
+            launches.append(try bench.launch(streamPath: stream.path, paced: paced, session: "\(sessions)/run-\(number)"))
         }
         let measured = stream.placements.filter(\.measured)
         var results: [RunResult] = []

@@ -116,9 +116,8 @@ enum BenchShardRunner {
 
     static func run(_ job: JobSpec, shard: BenchShard, pipeline: PipelineFile, manifest: URL, outputs: URL) async throws -> JobOutcome {
         let execution = try await BenchExecution(parsed: pipeline, overrides: job.variables, manifest: manifest.path,
-                                                 warmup: shard.warmup, gap: shard.gap)
-        let work = outputs.deletingLastPathComponent()
-        let results = try await execution.play(runs: shard.runs, paced: shard.paced, work: work,
+                                                 warmup: shard.warmup, gap: shard.gap, work: outputs.deletingLastPathComponent())
+        let results = try await execution.play(runs: shard.runs, paced: shard.paced,
                                                sessions: outputs.appendingPathComponent("sessions").path, progress: nil,
                                                runner: BenchRunner(), stopped: { false })
         if let failure = results.last?.run.failure {

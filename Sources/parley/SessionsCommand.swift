@@ -9,7 +9,7 @@ import enum ParleyCore.Subtitles
 import enum ParleyCore.Suggestions
 import enum ParleyCore.WAVDecoder
 import enum ParleyCore.WAVEncoder
-import struct ParleyCore.StreamingResampler
+import struct ParleyCore.Resampler
 
 /// `parley sessions`: the sessions sessionrecorder wrote, read back.
 struct SessionsCommand: AsyncParsableCommand {
@@ -110,8 +110,7 @@ struct SessionsCommand: AsyncParsableCommand {
             for file in files {
                 let audio = try WAVDecoder.decode(try Data(contentsOf: file))
                 if rate == 0 { rate = audio.rate }
-                var resampler = StreamingResampler(from: audio.rate, to: rate)
-                samples += audio.samples.withUnsafeBufferPointer { resampler.process($0) }
+                samples += Resampler.resample(audio.samples, from: audio.rate, to: rate)
             }
             let wav = WAVEncoder.encode(samples, rate: rate)
             if let to {

@@ -105,7 +105,6 @@ struct GoogleSynthesizer: SpeechSynthesizer {
         let decoded: (samples: [Int16], rate: Int)
         do { decoded = try WAVDecoder.decode(audio) } catch { throw .decoding("audioContent: \(error.description)") }
         guard decoded.rate != rate else { return decoded.samples }
-        var resampler = StreamingResampler(from: decoded.rate, to: rate)
-        return decoded.samples.withUnsafeBufferPointer { resampler.process($0) }
+        return Resampler.resample(decoded.samples, from: decoded.rate, to: rate)
     }
 }

@@ -2,8 +2,9 @@
 //
 //     gst-launch-1.0 recordingsrc location=talk.wav ! vadsegmenter ! fakesink
 //
-// It reads a 16-bit PCM WAV whole (any rate; channels are mixed to mono),
-// converts it to 16 kHz mono and pushes it in `chunk-ms` buffers. With
+// It reads a 16-bit PCM WAV as it plays, a chunk at a time (any rate;
+// channels are mixed to mono), so a recording of any length takes the same
+// memory, converts it to 16 kHz mono and pushes it in `chunk-ms` buffers. With
 // pace=true (the default) each chunk leaves when a microphone would have
 // finished capturing it: the chunk [t, t + 20 ms) at start + t + 20 ms. So
 // everything downstream meets the speech at a talker's pace, and a pipeline's
@@ -28,8 +29,6 @@ public final class RecordingSrcElement: Source {
     public static let DEFAULT_CHUNK_MS = 20
     /// The rate every buffer has: what the speech elements work at.
     public static let outputRate = 16_000
-    /// Larger files are refused: the recording is read whole (an hour of 16 kHz mono is 115 MB).
-    static let maxFileBytes = 1 << 30
 
     public static let metadata = ElementMetadata(
         factoryName: "recordingsrc", typeName: "GstRecordingSrc",
@@ -59,12 +58,39 @@ public final class RecordingSrcElement: Source {
 
     /// What one run reads and where it is; replaced whole by `start`.
     struct State {
-        var samples: [Int16] = []
+        /// The open recording; nil once it is all read (or before `start`).
+        var reader: WAVFileReader?
+        var resampler = Resampler(from: outputRate, to: outputRate)
+        /// Samples at 16 kHz read but not yet pushed: the next chunk stays
+        /// here until it leaves, so one cut short by a flush is played again.
+        var pending: [Int16] = []
+        /// Samples pushed.
         var next = 0
+        /// The recording's length at 16 kHz, for the started message.
+        var total = 0
         var chunkSamples = 320
         var pace = true
         /// CLOCK_MONOTONIC ns of the recording's time 0, set by the first `create`.
         var startedAt: UInt64?
+
+        /// Reads until a chunk is pending or the recording has ended.
+        mutating func fill() throws(ElementMessageText) {
+            while pending.count < chunkSamples, let source = reader {
+                // A quarter of a second a read: few system calls, little memory.
+                let rate = source.layout.rate
+                let wanted = max(rate / 4, chunkSamples * rate / outputRate + 1)
+                let frames: [Int16]
+                do { frames = try source.read(frames: wanted) } catch {
+                    throw .openRead("the recording could not be read on: \(error)")
+                }
+                if frames.isEmpty {
+                    pending += resampler.finish()
+                    reader = nil
+                } else {
+                    pending += frames.withUnsafeBufferPointer { resampler.process($0) }
+                }
+            }
+        }
     }
 
     public let element: ElementHandle
@@ -102,35 +128,26 @@ public final class RecordingSrcElement: Source {
         guard !current.location.isEmpty else {
             throw .settings("no recording to play: set location to a WAV file", debug: "property location")
         }
-        let samples = try Self.read(current.location)
-        state.withLock {
-            $0 = State(samples: samples, chunkSamples: Self.outputRate * current.chunkMs / 1000, pace: current.pace)
-        }
-        interrupted.set(false)
-        Self.log.info("\(current.location): \(samples.count) samples at \(Self.outputRate) Hz, pace \(current.pace)", object: element)
-    }
-
-    /// The recording as 16 kHz mono samples.
-    static func read(_ location: String) throws(ElementMessageText) -> [Int16] {
-        let url = URL(fileURLWithPath: location)
-        let data: Data
-        do {
-            let size = (try FileManager.default.attributesOfItem(atPath: location)[.size] as? Int) ?? 0
-            guard size <= maxFileBytes else {
-                throw ElementMessageText.openRead("\(location): \(size) bytes, over the \(maxFileBytes >> 20) MB this source reads")
+        // The reader is made and kept under the lock: it belongs to the streaming thread from here on.
+        let opened: Result<WAVLayout, ElementMessageText> = state.withLock { state in
+            let reader: WAVFileReader
+            do throws(WAVFileReader.Failure) {
+                reader = try WAVFileReader(path: current.location)
+            } catch {
+                switch error {
+                case .notReadable(let problem): return .failure(.settings("\(current.location): \(problem)", debug: "property location"))
+                default: return .failure(.openRead("cannot read the recording \(current.location): \(error)", debug: "property location"))
+                }
             }
-            data = try Data(contentsOf: url)
-        } catch let error as ElementMessageText {
-            throw error
-        } catch {
-            throw .openRead("cannot read the recording \(location): \((error as NSError).localizedDescription)",
-                            debug: "property location")
+            let layout = reader.layout
+            let total = Int(Double(layout.frames) * Double(Self.outputRate) / Double(max(1, layout.rate)))
+            state = State(reader: reader, resampler: Resampler(from: layout.rate, to: Self.outputRate), total: total,
+                          chunkSamples: Self.outputRate * current.chunkMs / 1000, pace: current.pace)
+            return .success(layout)
         }
-        do {
-            return try WAVDecoder.decode(data, resampledTo: outputRate)
-        } catch {
-            throw .settings("\(location): \(error)", debug: "property location")
-        }
+        let layout = try opened.get()
+        interrupted.set(false)
+        Self.log.info("\(current.location): \(layout.frames) frames at \(layout.rate) Hz, \(layout.channels) channel(s), played at \(Self.outputRate) Hz, pace \(current.pace)", object: element)
     }
 
     public func stop() {
@@ -144,21 +161,40 @@ public final class RecordingSrcElement: Source {
 
     public func create() throws(FlowError) -> Buffer {
         let now = MonotonicClock.nanoseconds()
-        let (chunk, first, pace, startedAt, offset, total) = state.withLock { state in
+        struct Next {
+            var chunk: ArraySlice<Int16>
+            var first: Bool
+            var pace: Bool
+            var startedAt: UInt64
+            /// Samples pushed before this chunk.
+            var offset: Int
+            /// The recording's length at 16 kHz.
+            var total: Int
+        }
+        let read: Result<Next, ElementMessageText> = state.withLock { state in
             let first = state.startedAt == nil
             if first { state.startedAt = now }
-            let end = min(state.samples.count, state.next + state.chunkSamples)
-            return (state.samples[state.next..<end], first, state.pace, state.startedAt!, state.next, state.samples.count)
+            do throws(ElementMessageText) { try state.fill() } catch { return .failure(error) }
+            return .success(Next(chunk: state.pending.prefix(state.chunkSamples), first: first, pace: state.pace,
+                                 startedAt: state.startedAt!, offset: state.next, total: state.total))
         }
-        if first {
+        let next: Next
+        switch read {
+        case .success(let value): next = value
+        case .failure(let problem):
+            element.postError(problem)
+            throw .error
+        }
+        let (chunk, pace, startedAt, offset) = (next.chunk, next.pace, next.startedAt, next.offset)
+        if next.first {
             element.postElementMessage(Structure("parley/recording", [
                 ("event", .string("started")), ("started-at", .uint64(startedAt)),
-                ("duration", .uint64(Self.nanoseconds(total))), ("paced", .bool(pace)),
+                ("duration", .uint64(Self.nanoseconds(next.total))), ("paced", .bool(pace)),
             ]))
         }
         guard !chunk.isEmpty else {
             element.postElementMessage(Structure("parley/recording", [
-                ("event", .string("ended")), ("position", .uint64(Self.nanoseconds(total))),
+                ("event", .string("ended")), ("position", .uint64(Self.nanoseconds(offset))),
             ]))
             throw .eos
         }
@@ -169,7 +205,10 @@ public final class RecordingSrcElement: Source {
         }
         // Only a chunk that leaves counts as played (`position-ms`); one
         // cut short by a flush is played again.
-        state.withLock { $0.next = end }
+        state.withLock { state in
+            state.pending.removeFirst(chunk.count)
+            state.next = end
+        }
         let buffer = Buffer(samples: Array(chunk))
         buffer.pts = Self.nanoseconds(offset)
         buffer.duration = Self.nanoseconds(end) - buffer.pts

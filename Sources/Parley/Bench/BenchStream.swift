@@ -1,7 +1,7 @@
 import Foundation
 import ParleyCore
 
-/// The corpus laid end to end as one live recording: the warm-up
+/// The corpus laid end to end as one live recording (a WAV file): the warm-up
 /// recordings, then every measured one, each followed by a pause long
 /// enough for the VAD to close its last segment. One pipeline plays it all
 /// (as one long session would), so models load once, in the warm-up, and
@@ -19,41 +19,49 @@ public struct BenchStream: Sendable {
     }
 
     public static let rate = CorpusAudio.rate
-    public var samples: [Int16]
+    /// The WAV file the stream was written to.
+    public var path: String
+    public var sampleCount: Int
     public var placements: [Placement]
-    public var duration: Double { Double(samples.count) / Double(Self.rate) }
+    public var duration: Double { Double(sampleCount) / Double(Self.rate) }
     public var measuredAudioSeconds: Double { placements.filter(\.measured).reduce(0) { $0 + $1.duration } }
 
     /// Decodes every entry (a WAV directly; other formats through
-    /// GStreamer's decodebin) and lays them out: `warmup` entries from the
-    /// start of the corpus first, unmeasured, then all of them.
-    public init(corpus: Corpus, warmup: Int, gap: Double) throws(CorpusError) {
-        var decoded: [Int: [Int16]] = [:]
-        func audio(_ index: Int) throws(CorpusError) -> [Int16] {
-            if let samples = decoded[index] { return samples }
-            let samples = try CorpusAudio.samples(corpus.audioPath(corpus.entries[index]))
-            decoded[index] = samples
-            return samples
+    /// GStreamer's decodebin) and lays them out in a 16 kHz WAV at `path`:
+    /// `warmup` entries from the start of the corpus first, unmeasured, then
+    /// all of them. Each recording is written as it is decoded, so a corpus
+    /// of any length takes the memory of its longest recording.
+    public init(corpus: Corpus, warmup: Int, gap: Double, writingTo path: String) throws(CorpusError) {
+        func failed(_ error: any Error) -> CorpusError {
+            CorpusError(file: path, line: 0, "cannot write the bench stream: \((error as NSError).localizedDescription)")
         }
-        let gapSamples = Int(gap * Double(Self.rate))
-        var samples: [Int16] = Array(repeating: 0, count: Self.rate / 2)
+        guard FileManager.default.createFile(atPath: path, contents: WAVEncoder.header(sampleCount: 0, rate: Self.rate)),
+              let file = FileHandle(forWritingAtPath: path) else {
+            throw CorpusError(file: path, line: 0, "cannot write the bench stream: \(String(cString: strerror(errno)))")
+        }
+        defer { try? file.close() }
+        var count = 0
+        func append(_ samples: [Int16]) throws(CorpusError) {
+            do { try file.seekToEnd(); try file.write(contentsOf: samples.withUnsafeBytes { Data($0) }) } catch { throw failed(error) }
+            count += samples.count
+        }
+        let gapSamples = [Int16](repeating: 0, count: Int(gap * Double(Self.rate)))
         var placements: [Placement] = []
+        try append([Int16](repeating: 0, count: Self.rate / 2))
         let order = Array(0..<min(warmup, corpus.entries.count)).map { ($0, false) } + corpus.entries.indices.map { ($0, true) }
         for (index, measured) in order {
-            let clip = try audio(index)
-            placements.append(Placement(entry: index, offset: Double(samples.count) / Double(Self.rate),
+            let clip = try CorpusAudio.samples(corpus.audioPath(corpus.entries[index]))
+            placements.append(Placement(entry: index, offset: Double(count) / Double(Self.rate),
                                         duration: Double(clip.count) / Double(Self.rate), measured: measured))
-            samples += clip
-            samples += Array(repeating: 0, count: gapSamples)
+            try append(clip)
+            try append(gapSamples)
         }
-        self.samples = samples
+        // The header again, now that the length is known.
+        do { try file.seek(toOffset: 0); try file.write(contentsOf: WAVEncoder.header(sampleCount: count, rate: Self.rate)) } catch {
+            throw failed(error)
+        }
+        self.path = path
+        self.sampleCount = count
         self.placements = placements
-    }
-
-    /// The stream as a 16 kHz WAV at `path`.
-    public func write(to path: String) throws(CorpusError) {
-        do { try WAVEncoder.encode(samples, rate: Self.rate).write(to: URL(fileURLWithPath: path)) } catch {
-            throw CorpusError(file: path, line: 0, "cannot write the bench stream: \((error as NSError).localizedDescription)")
-        }
     }
 }
