@@ -79,6 +79,11 @@ import Testing
         #expect((quality["wordErrorRate"] as? Double ?? 1) < 0.25, "\(quality)")
         #expect(((quality["chrF"] as? [String: Double])?["es"] ?? 0) > 20, "\(quality)")
         #expect((quality["vadF1"] as? Double ?? 0) > 0.8, "\(quality)")
+        // False alarms say how many frames they are a share of: the recordings' own silences.
+        let nonSpeech = try #require(quality["vadNonSpeechFrames"] as? Int)
+        #expect(nonSpeech > 0)
+        #expect(try String(contentsOfFile: "\(output)/report.md", encoding: .utf8)
+            .contains("% of the \(nonSpeech) non-speech frames inside the recordings"))
     }
 
     /// Ctrl-C during the second recording: the first, finished, is reported; the second is not.

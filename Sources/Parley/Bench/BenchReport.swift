@@ -59,6 +59,8 @@ public struct BenchReport: Sendable, Codable {
         public var vadRecall: Double?
         public var vadF1: Double?
         public var vadFalseAlarmRate: Double?
+        /// The non-speech frames scored: those inside the recordings (the bench's gaps between them are not).
+        public var vadNonSpeechFrames: Int?
     }
 
     public var pipeline: String
@@ -111,6 +113,7 @@ public struct BenchReport: Sendable, Codable {
             quality.vadRecall = total.recall
             quality.vadF1 = total.f1
             quality.vadFalseAlarmRate = total.falseAlarmRate
+            quality.vadNonSpeechFrames = total.falsePositives + total.trueNegatives
         }
     }
 
@@ -158,7 +161,8 @@ public struct BenchReport: Sendable, Codable {
         if let wer = quality.wordErrorRate { lines.append("- WER \(number(wer * 100, 2))% over \(quality.referenceWords) reference words") }
         for (language, value) in quality.chrF.sorted(by: { $0.key < $1.key }) { lines.append("- chrF \(language) \(number(value))") }
         if let f1 = quality.vadF1, let far = quality.vadFalseAlarmRate, let precision = quality.vadPrecision, let recall = quality.vadRecall {
-            lines.append("- VAD frames: F1 \(number(f1, 3)), precision \(number(precision, 3)), recall \(number(recall, 3)), false alarms \(number(far * 100))% of non-speech frames")
+            let scored = quality.vadNonSpeechFrames.map { "the \($0) non-speech frames inside the recordings (not the bench's gaps between them)" } ?? "non-speech frames"
+            lines.append("- VAD frames: F1 \(number(f1, 3)), precision \(number(precision, 3)), recall \(number(recall, 3)), false alarms \(number(far * 100))% of \(scored)")
         }
         if lines.last == "" { lines.append("- no references in the corpus") }
         lines += ["", "## Resources", "",
