@@ -7,7 +7,8 @@ import enum ParleyCore.JSONLines
 import struct ParleyCore.SegmentRecord
 import enum ParleyCore.Subtitles
 import enum ParleyCore.Suggestions
-import enum ParleyCore.WAVDecoder
+import class ParleyCore.WAVFileReader
+import enum ParleyCore.LanguageNames
 import enum ParleyCore.WAVEncoder
 import struct ParleyCore.Resampler
 
@@ -91,11 +92,23 @@ struct SessionsCommand: AsyncParsableCommand {
 
     struct Play: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Play the session's spoken audio (every utterance, or one segment's) through autoaudiosink.")
+            abstract: "Play the session's spoken audio (every utterance, or one segment's) through autoaudiosink.",
+            discussion: """
+                A session that spoke to listeners in several languages (conversation-fanout) has one file per \
+                utterance and language: --language plays one listener's; without it every language is played in \
+                turn, utterance by utterance, the languages in alphabetical order. The audio is read and written a file at a time, so a session of any \
+                length takes the memory of its longest utterance.
+                """)
         @OptionGroup var location: Location
         @Argument(help: "The session.") var id: String
         @Argument(help: "Only this segment.") var segment: UInt64?
+        @Option(help: "Only this language's audio (es); empty = every language, in turn.") var language: String = ""
         @Option(help: "Write the audio to this WAV file instead of playing it.") var to: String?
+
+        /// "es" for "audio/0007.es.wav".
+        static func language(of file: String) -> String {
+            URL(fileURLWithPath: file).deletingPathExtension().pathExtension
+        }
 
         func run() async throws {
             let session = try location.find(id)
@@ -103,26 +116,60 @@ struct SessionsCommand: AsyncParsableCommand {
             if let segment, records.isEmpty {
                 throw ValidationError("session \(session.id) has no segment \(segment); it has \(session.records.map { String($0.segment) }.joined(separator: ", "))")
             }
-            let files = records.flatMap(\.audio).map { session.url.appendingPathComponent($0) }
-            guard !files.isEmpty else { throw ValidationError("session \(session.id) has no saved audio" + (segment.map { " for segment \($0)" } ?? "")) }
-            var rate = 0
-            var samples: [Int16] = []
-            for file in files {
-                let audio = try WAVDecoder.decode(try Data(contentsOf: file))
-                if rate == 0 { rate = audio.rate }
-                samples += Resampler.resample(audio.samples, from: audio.rate, to: rate)
+            // Utterance by utterance; within one, its languages in alphabetical order (the recorder writes them as they finish).
+            let all = records.flatMap { $0.audio.sorted { Self.language(of: $0) < Self.language(of: $1) } }
+            let languages = Set(all.map(Self.language)).sorted()
+            let chosen = language.isEmpty ? all : all.filter { Self.language(of: $0) == LanguageNames.primary(language) }
+            guard !chosen.isEmpty else {
+                let which = segment.map { " for segment \($0)" } ?? ""
+                if all.isEmpty { throw ValidationError("session \(session.id) has no saved audio\(which)") }
+                throw ValidationError("session \(session.id) has no \(language) audio\(which); it has \(languages.joined(separator: ", "))")
             }
-            let wav = WAVEncoder.encode(samples, rate: rate)
-            if let to {
-                try wav.write(to: URL(fileURLWithPath: to))
-                print("wrote \(files.count) utterance\(files.count == 1 ? "" : "s"), \(String(format: "%.1f", Double(samples.count) / Double(rate))) s, to \(to)")
+            if language.isEmpty, languages.count > 1 {
+                printError("playing \(languages.joined(separator: ", ")) in turn; --language picks one")
+            }
+            let files = chosen.map { session.url.appendingPathComponent($0).path }
+            let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("parley-play-\(getpid()).wav").path
+            let target = to ?? temporary
+            defer { if to == nil { try? FileManager.default.removeItem(atPath: temporary) } }
+            let (samples, rate) = try Self.join(files, into: target)
+            if to != nil {
+                print("wrote \(files.count) utterance\(files.count == 1 ? "" : "s"), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(target)")
                 return
             }
-            let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("parley-play-\(getpid()).wav")
-            try wav.write(to: temporary)
-            defer { try? FileManager.default.removeItem(at: temporary) }
-            let pipeline = try Pipeline(launch: "filesrc location=\"\(temporary.path)\" ! wavparse ! audioconvert ! audioresample ! autoaudiosink")
+            let pipeline = try Pipeline(launch: "filesrc location=\"\(temporary)\" ! wavparse ! audioconvert ! audioresample ! autoaudiosink")
             try await pipeline.run()
+        }
+
+        /// The files one after the other in a WAV at `path`, at the first one's
+        /// rate, each read and written in pieces. Returns its length in samples and its rate.
+        static func join(_ files: [String], into path: String) throws -> (samples: Int, rate: Int) {
+            guard FileManager.default.createFile(atPath: path, contents: WAVEncoder.header(sampleCount: 0, rate: 22_050)),
+                  let output = FileHandle(forWritingAtPath: path) else {
+                throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            defer { try? output.close() }
+            try output.seekToEnd()
+            var rate = 0, count = 0
+            func write(_ samples: [Int16]) throws {
+                try output.write(contentsOf: samples.withUnsafeBytes { Data($0) })
+                count += samples.count
+            }
+            for file in files {
+                let reader: WAVFileReader
+                do { reader = try WAVFileReader(path: file) } catch { throw ValidationError("\(file): \(error)") }
+                if rate == 0 { rate = reader.layout.rate }
+                var resampler = Resampler(from: reader.layout.rate, to: rate)
+                while true {
+                    let piece = try reader.read(frames: 65_536)
+                    if piece.isEmpty { break }
+                    try write(piece.withUnsafeBufferPointer { resampler.process($0) })
+                }
+                try write(resampler.finish())
+            }
+            try output.seek(toOffset: 0)
+            try output.write(contentsOf: WAVEncoder.header(sampleCount: count, rate: rate))
+            return (count, rate)
         }
     }
 

@@ -35,6 +35,23 @@ import Testing
         for name in ["source.srt", "translation.es.srt", "translation.ca.srt", "translation.gl.srt"] {
             #expect(SubtitleCheck.cues(try String(contentsOf: session.appendingPathComponent(name), encoding: .utf8)).count == 3, "\(name)")
         }
+
+        // Replayed for one listener, or for all in turn.
+        func samples(_ files: [String]) throws -> Int {
+            try files.reduce(0) { $0 + (try WAVDecoder.decode(try Data(contentsOf: session.appendingPathComponent($1))).samples.count) }
+        }
+        let dir = ["--dir", scratch.path]
+        let catalan = scratch.appendingPathComponent("catalan.wav")
+        let one = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "play", "room", "--language", "ca", "--to", catalan.path] + dir)
+        #expect(one.status == 0 && !one.stderr.contains("in turn"), "\(one.stderr)")
+        let caFiles = recorded.records.flatMap(\.audio).filter { $0.hasSuffix(".ca.wav") }
+        #expect(try WAVDecoder.decode(try Data(contentsOf: catalan)).samples.count == (try samples(caFiles)), "the three Catalan utterances, nothing else")
+        let everyone = scratch.appendingPathComponent("all.wav")
+        let all = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "play", "room", "--to", everyone.path] + dir)
+        #expect(all.status == 0 && all.stderr.contains("playing ca, es, gl in turn; --language picks one"), "\(all.stderr)")
+        #expect(try WAVDecoder.decode(try Data(contentsOf: everyone)).samples.count == (try samples(recorded.records.flatMap(\.audio))))
+        let none = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "play", "room", "--language", "fr", "--to", everyone.path] + dir)
+        #expect(none.status == 2 && none.stderr.contains("has no fr audio; it has ca, es, gl"), "\(none.stderr)")
     }
 
     @Test func textTranslateTurnsEachLineIntoATranslatedLine() async throws {
