@@ -23,10 +23,31 @@ public struct PipelineFileError: Error, Sendable, Equatable, CustomStringConvert
     public var message: String
     /// The offending source line, for the caret display.
     public var sourceLine: String
+    /// The header's other mistakes, after this first one: a file's header is
+    /// read to its end, so all of them are reported at once.
+    public var alsoFound: [PipelineFileError] = []
 
+    public init(kind: Kind, file: String, position: SourcePosition, message: String, sourceLine: String) {
+        self.kind = kind
+        self.file = file
+        self.position = position
+        self.message = message
+        self.sourceLine = sourceLine
+    }
+
+    /// This mistake and those found with it.
+    public var all: [PipelineFileError] {
+        var first = self
+        first.alsoFound = []
+        return [first] + alsoFound
+    }
+
+    /// Compiler style: `file:line:column: error: message`, the line, a caret (for each mistake found).
     public var description: String {
-        let caret = String(repeating: " ", count: max(0, position.column - 1)) + "^"
-        return "\(file):\(position): error: \(message)\n    \(sourceLine)\n    \(caret)"
+        all.map { error in
+            let caret = String(repeating: " ", count: max(0, error.position.column - 1)) + "^"
+            return "\(error.file):\(error.position): error: \(error.message)\n    \(error.sourceLine)\n    \(caret)"
+        }.joined(separator: "\n")
     }
 }
 
@@ -119,43 +140,58 @@ public struct PipelineFile: Sendable {
         variables = []
         loops = []
         var openLoop: (name: String, list: String, line: Int)?
+        var problems: [PipelineFileError] = []
         for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix("#@") else { continue }
-            let directive = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
-            let here = SourcePosition(line: index + 1, column: 1)
-            if directive.hasPrefix("description") {
-                description = directive.dropFirst("description".count).trimmingCharacters(in: .whitespaces)
-            } else if directive.hasPrefix("var ") {
-                try declare(try parseVariable(String(directive.dropFirst(4)), line: index + 1, kind: .value), at: here)
-            } else if directive.hasPrefix("fragment ") {
-                try declare(try parseVariable(String(directive.dropFirst(9)), line: index + 1, kind: .fragment), at: here)
-            } else if directive.hasPrefix("each ") {
-                let words = directive.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-                guard words.count == 4, words[2] == "in", Self.isName(words[1]), Self.isName(words[3]) else {
-                    throw error(.syntax, at: here, "write a loop as \"#@ each NAME in LIST\", LIST a declared variable of comma-separated items")
-                }
-                guard openLoop == nil else { throw error(.syntax, at: here, "loops do not nest: close the one above with \"#@ end\" first") }
-                guard variables.contains(where: { $0.name == words[3] && $0.kind == .value }) else {
-                    throw error(.undeclaredVariable, at: here, "\(words[3]) is not declared above (\"#@ var \(words[3])=a,b help\")")
-                }
-                guard !variables.contains(where: { $0.name == words[1] }) else {
-                    throw error(.syntax, at: here, "the loop's name \(words[1]) is already a declared variable")
-                }
-                openLoop = (words[1], words[3], index)
-            } else if directive == "end" {
-                guard let open = openLoop else { throw error(.syntax, at: here, "\"#@ end\" with no \"#@ each\" above") }
-                if index > open.line + 1 {
-                    loops.append(PipelineLoop(name: open.name, list: open.list, body: (open.line + 1)...(index - 1)))
-                }
-                openLoop = nil
-            } else {
-                throw error(.syntax, at: here,
-                            "unknown directive \"#@ \(directive.split(separator: " ").first ?? "")\"; use \"#@ description\", \"#@ var NAME=default help\", \"#@ fragment NAME=\"elements\" help\" or \"#@ each NAME in LIST\" … \"#@ end\"")
+            do throws(PipelineFileError) {
+                try readDirective(trimmed, index: index, openLoop: &openLoop)
+            } catch {
+                problems.append(error)
             }
         }
         if let open = openLoop {
-            throw error(.syntax, at: .init(line: open.line + 1, column: 1), "\"#@ each \(open.name)\" has no \"#@ end\"")
+            problems.append(error(.syntax, at: .init(line: open.line + 1, column: 1), "\"#@ each \(open.name)\" has no \"#@ end\""))
+        }
+        if var first = problems.first {
+            first.alsoFound = Array(problems.dropFirst())
+            throw first
+        }
+    }
+
+    /// One `#@` line of the header.
+    private mutating func readDirective(_ trimmed: String, index: Int,
+                                        openLoop: inout (name: String, list: String, line: Int)?) throws(PipelineFileError) {
+        let directive = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
+        let here = SourcePosition(line: index + 1, column: 1)
+        if directive.hasPrefix("description") {
+            description = directive.dropFirst("description".count).trimmingCharacters(in: .whitespaces)
+        } else if directive.hasPrefix("var ") {
+            try declare(try parseVariable(String(directive.dropFirst(4)), line: index + 1, kind: .value), at: here)
+        } else if directive.hasPrefix("fragment ") {
+            try declare(try parseVariable(String(directive.dropFirst(9)), line: index + 1, kind: .fragment), at: here)
+        } else if directive.hasPrefix("each ") {
+            let words = directive.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard words.count == 4, words[2] == "in", Self.isName(words[1]), Self.isName(words[3]) else {
+                throw error(.syntax, at: here, "write a loop as \"#@ each NAME in LIST\", LIST a declared variable of comma-separated items")
+            }
+            guard openLoop == nil else { throw error(.syntax, at: here, "loops do not nest: close the one above with \"#@ end\" first") }
+            guard variables.contains(where: { $0.name == words[3] && $0.kind == .value }) else {
+                throw error(.undeclaredVariable, at: here, "\(words[3]) is not declared above (\"#@ var \(words[3])=a,b help\")")
+            }
+            guard !variables.contains(where: { $0.name == words[1] }) else {
+                throw error(.syntax, at: here, "the loop's name \(words[1]) is already a declared variable")
+            }
+            openLoop = (words[1], words[3], index)
+        } else if directive == "end" {
+            guard let open = openLoop else { throw error(.syntax, at: here, "\"#@ end\" with no \"#@ each\" above") }
+            if index > open.line + 1 {
+                loops.append(PipelineLoop(name: open.name, list: open.list, body: (open.line + 1)...(index - 1)))
+            }
+            openLoop = nil
+        } else {
+            throw error(.syntax, at: here,
+                        "unknown directive \"#@ \(directive.split(separator: " ").first ?? "")\"; use \"#@ description\", \"#@ var NAME=default help\", \"#@ fragment NAME=\"elements\" help\" or \"#@ each NAME in LIST\" … \"#@ end\"")
         }
     }
 

@@ -87,7 +87,9 @@ func loadValidated(_ path: String, overrides: [String: String]) -> (PipelineFile
     do {
         file = try PipelineFile(path: path)
     } catch {
+        // Every mistake of the header; the body is checked once the header reads.
         printError(error.description)
+        printError("\(error.all.count) error\(error.all.count == 1 ? "" : "s") in \(path)")
         return nil
     }
     let errors = PipelineValidator().validate(file, overrides: overrides)

@@ -102,6 +102,18 @@ import Testing
         #expect(fromSet.map(\.kind) == [.undeclaredVariable])
     }
 
+    @Test func everyMistakeOfTheHeaderIsReportedAtOnce() throws {
+        let text = "#@ description bad\n#@ var X=1  a\n#@ var X=2  b\n#@ bogus\n#@ each L in NOPE\nfakesrc ! fakesink\n"
+        do {
+            _ = try PipelineFile(path: "h.pipeline", text: text)
+            Issue.record("the header has three mistakes")
+        } catch {
+            #expect(error.all.map(\.position.line) == [3, 4, 5], "\(error.all)")
+            #expect(error.all.map(\.kind) == [.syntax, .syntax, .undeclaredVariable])
+            #expect(error.description.components(separatedBy: ": error: ").count == 4, "three compiler-style lines: \(error.description)")
+        }
+    }
+
     @Test func padsWithNoCapsInCommonCannotLink() throws {
         let found = try errors("audiotestsrc ! transcriptsink")
         #expect(found.map(\.kind) == [.unlinkable])
