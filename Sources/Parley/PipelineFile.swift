@@ -257,6 +257,9 @@ public struct PipelineFile: Sendable {
         }
         let values = resolvedVariables(overrides: overrides, environment: environment)
         var scanner = LaunchScanner()
+        // Every undeclared variable is reported, not just the first: each is
+        // read as empty so the scan goes on.
+        var undeclared: [PipelineFileError] = []
         for (lineIndex, bindings) in unrolledLines(values) {
             let line = lines[lineIndex]
             if !scanner.inQuote, line.trimmingCharacters(in: .whitespaces).hasPrefix("#") { continue }
@@ -265,15 +268,23 @@ public struct PipelineFile: Sendable {
                 guard let variable = variables.first(where: { $0.name == name }), let value = values[name] else {
                     let known = Array(values.keys) + Array(bindings.keys)
                     let hint = Suggestions.closest(to: name, in: known).map { "; did you mean ${\($0)}?" } ?? ""
-                    throw error(.undeclaredVariable, at: position,
-                                "variable ${\(name)} is not declared (add \"#@ var \(name)=default help\")\(hint)")
+                    if !undeclared.contains(where: { $0.position == position }) {
+                        undeclared.append(error(.undeclaredVariable, at: position,
+                                                "variable ${\(name)} is not declared (add \"#@ var \(name)=default help\")\(hint)"))
+                    }
+                    return .value("")
                 }
                 return variable.kind == .fragment ? .fragment(value) : .value(value)
             } onError: { position, message in error(.syntax, at: position, message) }
         }
-        return try scanner.finish { position, message in
+        let tokens = try scanner.finish { position, message in
             error(.syntax, at: position ?? .init(line: max(1, lines.count), column: 1), message)
         }
+        if var first = undeclared.first {
+            first.alsoFound = Array(undeclared.dropFirst())
+            throw first
+        }
+        return tokens
     }
 
     /// Every body line in order, loop bodies once per item, with the loop

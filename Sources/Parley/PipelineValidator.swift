@@ -14,7 +14,7 @@ public struct PipelineValidator {
         do {
             tokens = try file.tokens(overrides: overrides, environment: environment)
         } catch {
-            return [error]
+            return error.all
         }
         var errors: [PipelineFileError] = []
         var current: (factory: ElementFactory, element: Element, token: LaunchToken)?

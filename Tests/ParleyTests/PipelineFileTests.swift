@@ -100,6 +100,9 @@ import Testing
         #expect(found[0].message.contains("did you mean ${OUT}"))
         let fromSet = try errors("fakesrc ! fakesink", set: ["NOPE": "1"])
         #expect(fromSet.map(\.kind) == [.undeclaredVariable])
+        let several = try errors("filesrc location=${IN} ! fakesink name=${NAME}\nfakesrc ! filesink location=${OTU}")
+        #expect(several.map(\.position) == [SourcePosition(line: 4, column: 18), SourcePosition(line: 4, column: 40),
+                                             SourcePosition(line: 5, column: 29)], "every one, not only the first: \(several)")
     }
 
     @Test func everyMistakeOfTheHeaderIsReportedAtOnce() throws {
