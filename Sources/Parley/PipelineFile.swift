@@ -27,14 +27,6 @@ public struct PipelineFileError: Error, Sendable, Equatable, CustomStringConvert
     /// read to its end, so all of them are reported at once.
     public var alsoFound: [PipelineFileError] = []
 
-    public init(kind: Kind, file: String, position: SourcePosition, message: String, sourceLine: String) {
-        self.kind = kind
-        self.file = file
-        self.position = position
-        self.message = message
-        self.sourceLine = sourceLine
-    }
-
     /// This mistake and those found with it.
     public var all: [PipelineFileError] {
         var first = self
