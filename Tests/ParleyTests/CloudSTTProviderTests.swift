@@ -109,6 +109,68 @@ import Testing
         #expect(!everything.contains(key), "the key appears in no message, warning or error")
     }
 
+    /// Google Cloud Speech-to-Text, against a server answering in its format.
+    func runGoogle(_ server: ScriptedHTTPServer, key: String, options: String) async throws
+        -> (results: [TextResult], events: [PipelineEvent], error: PipelineError?) {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        ProcessEnvironment.set("PARLEY_TEST_GOOGLE_STT_KEY", key)
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter
+            ! cloudstt provider=google base-url=\(server.url) api-key-env=PARLEY_TEST_GOOGLE_STT_KEY \(options) ! fakesink
+            """)
+        var events: [PipelineEvent] = []
+        var failure: PipelineError?
+        do { try await pipeline.run { events.append($0) } } catch { failure = error }
+        return (events.compactMap { if case .transcript(let result) = $0 { result } else { nil } }, events, failure)
+    }
+
+    func googleReply(_ text: String) -> ScriptedHTTPServer.Reply {
+        .respond(status: 200, headers: ["Content-Type": "application/json"],
+                 body: #"{"results": [{"alternatives": [{"transcript": "\#(text)", "confidence": 0.9}]}], "totalBilledTime": "3s"}"#)
+    }
+
+    @Test func googleGetsTheSegmentsAsLinear16WithTheKeyInAHeader() async throws {
+        let key = "AIza-test-DoNotPrint-0123456789"
+        let server = try ScriptedHTTPServer([
+            googleReply("one"),
+            .respond(status: 429, headers: ["Retry-After": "1"], body: #"{"error": {"code": 429, "message": "Quota exceeded", "status": "RESOURCE_EXHAUSTED"}}"#),
+            googleReply("two"),
+            .respond(status: 400, body: #"{"error": {"code": 400, "message": "Invalid recognition 'config': bad sample rate.", "status": "INVALID_ARGUMENT"}}"#),
+        ])
+        defer { server.stop() }
+        let (results, events, error) = try await runGoogle(server, key: key, options: "language=en-GB max-in-flight=1 max-retries=2")
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(results.map(\.text) == ["one", "two", ""] && results.map(\.status) == [.final, .final, .failed])
+        #expect(results.allSatisfy { $0.language == "en-GB" })
+        let warnings = events.compactMap { if case .warning(_, let message, _) = $0 { message } else { nil } }
+        #expect(warnings.contains { $0.contains("Invalid recognition 'config': bad sample rate.") }, "Google's own message: \(warnings)")
+        #expect(server.requests.count == 4, "the 429 was retried, the 400 was not")
+        let request = try #require(server.requests.first)
+        #expect(request.method == "POST" && request.path == "/v1/speech:recognize", "the key never in the URL: \(request.path)")
+        #expect(request.headers["x-goog-api-key"] == key && request.headers["content-type"] == "application/json")
+        let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        let config = try #require(body["config"] as? [String: Any])
+        #expect(config["encoding"] as? String == "LINEAR16" && config["languageCode"] as? String == "en-GB")
+        let rate = try #require(config["sampleRateHertz"] as? Int)
+        let content = try #require((body["audio"] as? [String: Any])?["content"] as? String)
+        let audio = try #require(Data(base64Encoded: content))
+        let seconds = Double(audio.count / 2) / Double(rate)
+        #expect(seconds > 1 && seconds < 6, "one utterance of speech: \(seconds) s")
+        let everything = events.map { "\($0)" }.joined()
+        #expect(!everything.contains(key), "the key appears in no message")
+    }
+
+    @Test func googleWithoutALanguageFailsAtStartNamingTheProperty() async throws {
+        ProcessEnvironment.set("PARLEY_TEST_GOOGLE_STT_KEY", "AIza-test")
+        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=1 ! cloudstt provider=google language=\"\" api-key-env=PARLEY_TEST_GOOGLE_STT_KEY ! fakesink")
+        do {
+            try await pipeline.run()
+            Issue.record("must fail")
+        } catch {
+            #expect("\(error)".contains("provider google needs language"), "\(error)")
+        }
+    }
+
     @Test func aMissingKeyFailsAtStartNamingTheVariable() async throws {
         let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=1 ! cloudstt provider=openai api-key-env=PARLEY_NO_SUCH_KEY ! fakesink")
         do {

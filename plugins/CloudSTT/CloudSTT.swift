@@ -20,8 +20,10 @@
 // it, pocketsphinx in-process otherwise (`local-engine` chooses), and says
 // which at start; `openai`, `groq` and `compatible` (any base-url,
 // e.g. a self-hosted faster-whisper server) speak `/v1/audio/transcriptions`
-// over libcurl with retries (429 after Retry-After, 5xx, resets). A rejected
-// key is a fatal error naming the variable, never the key.
+// over libcurl with retries (429 after Retry-After, 5xx, resets); `google`
+// speaks Cloud Speech-to-Text v1 `speech:recognize` (GoogleTranscriber: the
+// key in a header, `language` required since Google does not detect it). A
+// rejected key is a fatal error naming the variable, never the key.
 //
 // `provider` may name a fallback chain, e.g. `provider=openai,groq,local`:
 // a segment whose request fails for good (retries used up, a rejected key,
@@ -110,10 +112,10 @@ public final class CloudSTTElement: AsyncTransform {
     public static let properties = [
         ProviderFallback.providerSpec(blurb: "Who transcribes", values: STTProvider.values, default: DEFAULT_PROVIDER),
         ProviderFallback.perProvider("base-url", nick: "Base URL",
-                     blurb: "API base URL; empty = the provider's (https://api.openai.com/v1, https://api.groq.com/openai/v1); required for compatible", default: DEFAULT_BASE_URL),
-        ProviderFallback.perProvider("model", nick: "Model", blurb: "Model name; empty = the provider's default (whisper-1, whisper-large-v3)", default: DEFAULT_MODEL),
+                     blurb: "API base URL; empty = the provider's (https://api.openai.com/v1, https://api.groq.com/openai/v1, https://speech.googleapis.com); required for compatible", default: DEFAULT_BASE_URL),
+        ProviderFallback.perProvider("model", nick: "Model", blurb: "Model name; empty = the provider's default (whisper-1, whisper-large-v3; Google's own, or latest_long, latest_short, phone_call...)", default: DEFAULT_MODEL),
         ProviderFallback.perProvider("api-key-env", nick: "API key variable",
-                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY (openai, compatible) or GROQ_API_KEY (groq)", default: DEFAULT_API_KEY_ENV),
+                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY (openai, compatible), GROQ_API_KEY (groq) or GOOGLE_API_KEY (google)", default: DEFAULT_API_KEY_ENV),
         PropertySpec("prompt", nick: "Prompt", blurb: "Text that guides the transcription (names, spelling)",
                      .string(default: DEFAULT_PROMPT)),
         PropertySpec("context-prompt", nick: "Context prompt",
@@ -137,7 +139,7 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("local-threads", nick: "Local threads", blurb: "CPU threads of the Whisper worker; 0 = all cores",
                      .int(default: DEFAULT_LOCAL_THREADS, range: 0...64)),
         PropertySpec("language", nick: "Language",
-                     blurb: "BCP-47 tag of the speech (en, en-US, pt-BR, zh-Hans): providers and engines are sent its language subtag, results carry the tag; empty = let Whisper detect it (pocketsphinx knows en only)",
+                     blurb: "BCP-47 tag of the speech (en, en-US, pt-BR, zh-Hans): providers and engines are sent its language subtag (google: the whole tag, a region added: en → en-US), results carry the tag; empty = let Whisper detect it (pocketsphinx knows en only; google needs one)",
                      .string(default: DEFAULT_LANGUAGE), check: languageProblem),
         PropertySpec("min-segment-ms", nick: "Minimum segment",
                      blurb: "Shorter segments are not transcribed: they give a skipped result",

@@ -6,13 +6,14 @@ import WhisperEngine
 
 /// The providers `cloudstt` can name in `provider` (alone or in a chain).
 public enum STTProvider: String, Sendable, CaseIterable {
-    case local, openai, groq, compatible
+    case local, openai, groq, compatible, google
 
     static let values = [
         EnumValue(0, "local", "On this machine, no network, no key: Whisper-base in a worker process when prepared, else pocketsphinx (see local-engine)"),
         EnumValue(1, "openai", "OpenAI /v1/audio/transcriptions (whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe)"),
         EnumValue(2, "groq", "Groq (whisper-large-v3, whisper-large-v3-turbo)"),
         EnumValue(3, "compatible", "Any OpenAI-compatible server at base-url (e.g. parley serve, faster-whisper servers)"),
+        EnumValue(4, "google", "Google Cloud Speech-to-Text v1 speech:recognize (GOOGLE_API_KEY; language required: Google does not detect it)"),
     ]
 
     /// cloudstt's `local-engine` property: which engine provider=local runs.
@@ -30,12 +31,26 @@ public enum STTProvider: String, Sendable, CaseIterable {
         switch self {
         case .openai: "https://api.openai.com/v1"
         case .groq: "https://api.groq.com/openai/v1"
+        case .google: "https://speech.googleapis.com"
         case .local, .compatible: ""
         }
     }
 
-    var defaultModel: String { self == .groq ? "whisper-large-v3" : "whisper-1" }
-    var defaultKeyVariable: String { self == .groq ? "GROQ_API_KEY" : "OPENAI_API_KEY" }
+    var defaultModel: String {
+        switch self {
+        case .groq: "whisper-large-v3"
+        case .google: ""
+        case .local, .openai, .compatible: "whisper-1"
+        }
+    }
+
+    var defaultKeyVariable: String {
+        switch self {
+        case .groq: "GROQ_API_KEY"
+        case .google: "GOOGLE_API_KEY"
+        case .local, .openai, .compatible: "OPENAI_API_KEY"
+        }
+    }
 
     private func makeLocalTranscriber(_ settings: CloudSTTElement.Settings, environment: [String: String],
                                       onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void) throws -> any Transcriber {
@@ -70,10 +85,14 @@ public enum STTProvider: String, Sendable, CaseIterable {
         if self == .local {
             return try makeLocalTranscriber(settings, environment: environment, onWorkerEvent: onWorkerEvent)
         }
+        if self == .google, settings.language.isEmpty {
+            throw SetupError(description: "provider google needs language (a BCP-47 tag, e.g. language=en-GB): Google's recognizer does not detect the language")
+        }
         let service = try RemoteService.make(
             provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
             keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: self != .compatible,
             maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment, trace: trace)
+        if self == .google { return GoogleTranscriber(service: service, model: position.model) }
         return OpenAICompatibleTranscriber(provider: rawValue, service: service,
                                            model: position.model.isEmpty ? defaultModel : position.model)
     }

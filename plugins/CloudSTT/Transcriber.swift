@@ -7,7 +7,10 @@ import WhisperEngine
 struct TranscriptionRequest: Sendable {
     var samples: [Int16]
     var rate: Int
+    /// ISO 639-1 (the `language` property's language subtag), as OpenAI takes it; empty = detect.
     var language: String
+    /// The `language` property whole (BCP-47, "en-GB"), for providers that take a region.
+    var languageTag = ""
     var prompt: String
     var temperature: Double
     var responseFormat: String
@@ -106,39 +109,12 @@ struct OpenAICompatibleTranscriber: Transcriber {
 
     func transcribe(_ request: TranscriptionRequest,
                     onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
-        let pieces = Self.split(request.samples, bytesPerSample: request.uploadFormat == "flac" ? 1 : 2,
-                                limit: Self.uploadLimit - 64 * 1024)
+        let pieces = LongSegments.split(request.samples, bytesPerSample: request.uploadFormat == "flac" ? 1 : 2,
+                                        limit: Self.uploadLimit - 64 * 1024)
         guard pieces.count > 1 else { return try await transcribeOne(request, onPartial: onPartial) }
-        var texts: [String] = [], attempts = 0, language: String?
-        for piece in pieces {
-            var part = request
-            part.samples = piece
-            let result = try await transcribeOne(part, onPartial: nil)
-            texts.append(result.text)
-            attempts += result.attempts
-            language = language ?? result.language
+        return try await LongSegments.transcribe(request, in: pieces) { part throws(TranscriberFailure) in
+            try await transcribeOne(part, onPartial: nil)
         }
-        return Transcription(text: texts.filter { !$0.isEmpty }.joined(separator: " "), language: language, attempts: attempts)
-    }
-
-    /// Halves `samples` at the quietest 10 ms near the middle until each
-    /// piece fits in `limit` bytes. (FLAC is counted at 1 byte a sample: an
-    /// upper bound for speech.)
-    static func split(_ samples: [Int16], bytesPerSample: Int, limit: Int) -> [[Int16]] {
-        guard samples.count * bytesPerSample > limit, samples.count > 3200 else { return [samples] }
-        let window = 160
-        let middle = samples.count / 2
-        let searchFrom = max(0, middle - samples.count / 4), searchTo = min(samples.count - window, middle + samples.count / 4)
-        var quietest = middle, lowest = Double.greatestFiniteMagnitude
-        var start = searchFrom
-        while start < searchTo {
-            var energy = 0.0
-            for index in start..<(start + window) { energy += Double(samples[index]) * Double(samples[index]) }
-            if energy < lowest { lowest = energy; quietest = start + window / 2 }
-            start += window
-        }
-        return split(Array(samples[..<quietest]), bytesPerSample: bytesPerSample, limit: limit)
-            + split(Array(samples[quietest...]), bytesPerSample: bytesPerSample, limit: limit)
     }
 
     private func transcribeOne(_ request: TranscriptionRequest,
