@@ -170,10 +170,8 @@ public final class Pipeline: @unchecked Sendable {
     /// Creates the missing folders above every file sink's `location`, as
     /// `mkdir -p` would, so that a pipeline file's `out/transcript.srt` works
     /// from any directory. A sink's own open still reports what else is wrong
-    /// with the path. Returns the folders it made.
-    @discardableResult
-    public func createOutputFolders() throws(PipelineError) -> [String] {
-        var made: [String] = []
+    /// with the path.
+    public func createOutputFolders() throws(PipelineError) {
         for factory in Self.fileSinkFactories {
             for sink in elements(factory: factory) {
                 guard let location = sink.property("location")?.string, !location.isEmpty, location != "-" else { continue }
@@ -183,13 +181,12 @@ public final class Pipeline: @unchecked Sendable {
                 if let reason = Self.makeFolders(folder) {
                     throw .elementError(source: sink.name, message: "cannot create the folder \"\(folder)\" for location \"\(location)\": \(reason)", debug: nil)
                 }
-                made.append(folder)
             }
         }
-        return made
     }
 
-    /// `mkdir -p`: nil when `folder` exists or was made, else the system's reason.
+    /// `mkdir -p`: nil when `folder` exists or was made, else the system's
+    /// reason (FileManager's error on Linux does not carry it).
     private static func makeFolders(_ folder: String) -> String? {
         var path = folder.hasPrefix("/") ? "" : "."
         for component in folder.split(separator: "/") {

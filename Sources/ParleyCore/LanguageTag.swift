@@ -74,6 +74,14 @@ public struct LanguageTag: Sendable, Equatable, CustomStringConvertible {
         return Self.usualRegions[language].map { "\(language)-\($0)" } ?? language
     }
 
+    /// Google Speech-to-Text's `languageCode`: as Text-to-Speech's, but
+    /// Chinese names its script too (cmn-Hans-CN, cmn-Hant-TW, yue-Hant-HK).
+    public var googleRecognitionCode: String {
+        if isCantonese { return "yue-Hant-HK" }
+        if language == "zh" || language == "cmn" { return isTraditionalChinese || region == "TW" ? "cmn-Hant-TW" : "cmn-Hans-CN" }
+        return googleSpeechCode
+    }
+
     static let usualRegions = ["en": "US", "es": "ES", "fr": "FR", "de": "DE", "it": "IT", "nl": "NL", "ja": "JP",
                                "ko": "KR", "pt": "BR", "ca": "ES", "ru": "RU", "pl": "PL", "sv": "SE", "tr": "TR"]
 

@@ -36,10 +36,9 @@ public enum ProviderFallback {
 
     /// `provider`: a string, so it can name a chain; `values` are the names (and what each is) shown by gst-inspect.
     public static func providerSpec(blurb: String, values: [EnumValue], default defaultValue: String) -> PropertySpec {
-        let names = values.map(\.nick).joined(separator: ", ")
         let known = values.map(\.nick)
         return PropertySpec("provider", nick: "Provider",
-                            blurb: "\(blurb): one of \(names), or a comma-separated fallback chain of them (e.g. \(values.count > 1 ? values[1].nick : defaultValue),\(defaultValue)); base-url, model and api-key-env then take one entry per provider",
+                            blurb: "\(blurb): one of \(known.joined(separator: ", ")), or a comma-separated fallback chain of them (e.g. \(values.count > 1 ? values[1].nick : defaultValue),\(defaultValue)); base-url, model and api-key-env then take one entry per provider",
                             .string(default: defaultValue),
                             check: { value in
                                 // The chain's names, as the element reads them at start.

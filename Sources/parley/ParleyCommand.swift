@@ -17,6 +17,7 @@ struct ParleyCommand: AsyncParsableCommand {
     /// ArgumentParser's own entry point, except that a usage error exits with
     /// 2 like every other wrong input (its default is 64, EX_USAGE), so the
     /// exit-status table holds for every path.
+    ///
     /// A wrong value found once a subcommand runs (a session ID that names
     /// none, a malformed --set) is one line, `error: …`, like every other
     /// error a command prints: ArgumentParser's usage after it would be the

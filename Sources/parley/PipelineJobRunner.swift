@@ -43,9 +43,7 @@ struct PipelineJobRunner: JobRunner {
             guard !value.split(separator: "/").contains("..") else {
                 throw Failure(description: "\(variable.name)=\(value): a job's files stay inside its outputs; use a path without ..")
             }
-            let target = outputs.appendingPathComponent(value)
-            try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            overrides[variable.name] = target.path
+            overrides[variable.name] = outputs.appendingPathComponent(value).path
         }
         let errors = PipelineValidator().validate(file, overrides: overrides)
         guard errors.isEmpty else {
@@ -56,6 +54,8 @@ struct PipelineJobRunner: JobRunner {
         do {
             launch = PipelineFile.launchString(try file.tokens(overrides: overrides))
             pipeline = try Pipeline(launch: launch)
+            // The folders under outputs the file sinks write into, as `parley run` makes them.
+            try pipeline.createOutputFolders()
         } catch {
             throw Failure(description: "\(job.pipelineName): \(error)")
         }

@@ -9,7 +9,7 @@ import enum ParleyCore.Subtitles
 import enum ParleyCore.Suggestions
 import class ParleyCore.WAVFileReader
 import enum ParleyCore.LanguageNames
-import enum ParleyCore.WAVEncoder
+import class ParleyCore.WAVFileWriter
 import struct ParleyCore.Resampler
 
 /// `parley sessions`: the sessions sessionrecorder wrote, read back.
@@ -144,32 +144,30 @@ struct SessionsCommand: AsyncParsableCommand {
         /// The files one after the other in a WAV at `path`, at the first one's
         /// rate, each read and written in pieces. Returns its length in samples and its rate.
         static func join(_ files: [String], into path: String) throws -> (samples: Int, rate: Int) {
-            guard FileManager.default.createFile(atPath: path, contents: WAVEncoder.header(sampleCount: 0, rate: 22_050)),
-                  let output = FileHandle(forWritingAtPath: path) else {
-                throw ValidationError("cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            defer { try? output.close() }
-            try output.seekToEnd()
-            var rate = 0, count = 0
-            func write(_ samples: [Int16]) throws {
-                try output.write(contentsOf: samples.withUnsafeBytes { Data($0) })
-                count += samples.count
-            }
+            var output: WAVFileWriter?
             for file in files {
                 let reader: WAVFileReader
                 do { reader = try WAVFileReader(path: file) } catch { throw ValidationError("\(file): \(error)") }
-                if rate == 0 { rate = reader.layout.rate }
-                var resampler = Resampler(from: reader.layout.rate, to: rate)
+                let writer: WAVFileWriter
+                if let output {
+                    writer = output
+                } else {
+                    do { writer = try WAVFileWriter(path: path, rate: reader.layout.rate) } catch {
+                        throw ValidationError("cannot write \(path): \(error)")
+                    }
+                    output = writer
+                }
+                var resampler = Resampler(from: reader.layout.rate, to: writer.rate)
                 while true {
                     let piece = try reader.read(frames: 65_536)
                     if piece.isEmpty { break }
-                    try write(piece.withUnsafeBufferPointer { resampler.process($0) })
+                    try writer.append(piece.withUnsafeBufferPointer { resampler.process($0) })
                 }
-                try write(resampler.finish())
+                try writer.append(resampler.finish())
             }
-            try output.seek(toOffset: 0)
-            try output.write(contentsOf: WAVEncoder.header(sampleCount: count, rate: rate))
-            return (count, rate)
+            guard let output else { return (0, 0) }
+            try output.finish()
+            return (output.sampleCount, output.rate)
         }
     }
 

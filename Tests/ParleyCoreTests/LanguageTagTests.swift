@@ -25,6 +25,12 @@ import Testing
         #expect(try #require(LanguageTag(tag)).googleSpeechCode == code)
     }
 
+    @Test(arguments: [("en", "en-US"), ("en-GB", "en-GB"), ("pt-BR", "pt-BR"), ("it", "it-IT"), ("zh-Hans", "cmn-Hans-CN"),
+                      ("zh-TW", "cmn-Hant-TW"), ("yue", "yue-Hant-HK"), ("ko", "ko-KR")])
+    func googleRecognitionNamesChineseByScriptToo(tag: String, code: String) throws {
+        #expect(try #require(LanguageTag(tag)).googleRecognitionCode == code)
+    }
+
     @Test(arguments: [("zh-Hans", "zh-CN"), ("zh-HK", "zh-TW"), ("pt-PT", "pt-PT"), ("pt-BR", "pt"), ("en-US", "en")])
     func googleTranslateNamesChineseByRegion(tag: String, code: String) throws {
         #expect(try #require(LanguageTag(tag)).googleTranslateCode == code)

@@ -24,18 +24,6 @@ struct GoogleTranscriber: Transcriber {
 
     static let maxSeconds = 55
 
-    /// The `languageCode` Google's recognizer takes for a BCP-47 tag: a
-    /// region where the tag has none (en → en-US), Mandarin and Cantonese by
-    /// script and region (zh-Hans → cmn-Hans-CN, zh-TW → cmn-Hant-TW, yue → yue-Hant-HK).
-    static func languageCode(_ tag: String) -> String {
-        guard let parsed = LanguageTag(tag) else { return tag }
-        if parsed.isCantonese { return "yue-Hant-HK" }
-        if parsed.language == "zh" || parsed.language == "cmn" {
-            return parsed.isTraditionalChinese || parsed.region == "TW" ? "cmn-Hant-TW" : "cmn-Hans-CN"
-        }
-        return parsed.googleSpeechCode
-    }
-
     func transcribe(_ request: TranscriptionRequest,
                     onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
         let pieces = LongSegments.split(request.samples, bytesPerSample: 2, limit: Self.maxSeconds * request.rate * 2)
@@ -48,7 +36,8 @@ struct GoogleTranscriber: Transcriber {
     static func body(_ request: TranscriptionRequest, model: String) -> [String: Any] {
         var config: [String: Any] = [
             "sampleRateHertz": request.rate,
-            "languageCode": languageCode(request.languageTag),
+            // Google's form of the tag (en → en-US, zh-Hans → cmn-Hans-CN).
+            "languageCode": LanguageTag(request.languageTag)?.googleRecognitionCode ?? request.languageTag,
             "enableAutomaticPunctuation": true,
         ]
         let audio: Data

@@ -82,18 +82,23 @@ public enum STTProvider: String, Sendable, CaseIterable {
     func makeTranscriber(_ position: ChainPosition, settings: CloudSTTElement.Settings, environment: [String: String],
                          trace: (@Sendable (String) -> Void)? = nil,
                          onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void = { _ in }) throws -> any Transcriber {
-        if self == .local {
+        func service() throws -> RemoteService {
+            try RemoteService.make(
+                provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
+                keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: self != .compatible,
+                maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment, trace: trace)
+        }
+        switch self {
+        case .local:
             return try makeLocalTranscriber(settings, environment: environment, onWorkerEvent: onWorkerEvent)
+        case .google:
+            guard !settings.language.isEmpty else {
+                throw SetupError(description: "provider google needs language (a BCP-47 tag, e.g. language=en-GB): Google's recognizer does not detect the language")
+            }
+            return GoogleTranscriber(service: try service(), model: position.model)
+        case .openai, .groq, .compatible:
+            return OpenAICompatibleTranscriber(provider: rawValue, service: try service(),
+                                               model: position.model.isEmpty ? defaultModel : position.model)
         }
-        if self == .google, settings.language.isEmpty {
-            throw SetupError(description: "provider google needs language (a BCP-47 tag, e.g. language=en-GB): Google's recognizer does not detect the language")
-        }
-        let service = try RemoteService.make(
-            provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
-            keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: self != .compatible,
-            maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment, trace: trace)
-        if self == .google { return GoogleTranscriber(service: service, model: position.model) }
-        return OpenAICompatibleTranscriber(provider: rawValue, service: service,
-                                           model: position.model.isEmpty ? defaultModel : position.model)
     }
 }

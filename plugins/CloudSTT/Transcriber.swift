@@ -7,15 +7,18 @@ import WhisperEngine
 struct TranscriptionRequest: Sendable {
     var samples: [Int16]
     var rate: Int
-    /// ISO 639-1 (the `language` property's language subtag), as OpenAI takes it; empty = detect.
-    var language: String
-    /// The `language` property whole (BCP-47, "en-GB"), for providers that take a region.
-    var languageTag = ""
+    /// The `language` property (BCP-47, "en-GB"); empty = detect.
+    var languageTag: String
     var prompt: String
     var temperature: Double
     var responseFormat: String
     /// "wav" or "flac".
     var uploadFormat = "wav"
+}
+
+extension TranscriptionRequest {
+    /// The language subtag ("en"), ISO 639-1 as OpenAI and Whisper take it.
+    var language: String { LanguageNames.primary(languageTag) }
 }
 
 struct Transcription: Sendable {

@@ -31,8 +31,7 @@ extension CloudSTTElement {
                 prompt = [prompt, previous].filter { !$0.isEmpty }.joined(separator: " ")
             }
             let request = TranscriptionRequest(
-                samples: segment.samples, rate: segment.rate, language: LanguageNames.primary(current.language),
-                languageTag: current.language, prompt: prompt,
+                samples: segment.samples, rate: segment.rate, languageTag: current.language, prompt: prompt,
                 temperature: current.temperature, responseFormat: current.responseFormat.wireName,
                 uploadFormat: current.uploadFormat.wireName)
             let chain = transcribers.chain

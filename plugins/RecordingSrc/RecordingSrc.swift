@@ -61,9 +61,11 @@ public final class RecordingSrcElement: Source {
         /// The open recording; nil once it is all read (or before `start`).
         var reader: WAVFileReader?
         var resampler = Resampler(from: outputRate, to: outputRate)
-        /// Samples at 16 kHz read but not yet pushed: the next chunk stays
-        /// here until it leaves, so one cut short by a flush is played again.
+        /// Samples at 16 kHz read, from `pendingStart` on not yet pushed: the
+        /// next chunk stays here until it leaves, so one cut short by a flush
+        /// is played again. What was pushed goes at the next read, not per chunk.
         var pending: [Int16] = []
+        var pendingStart = 0
         /// Samples pushed.
         var next = 0
         /// The recording's length at 16 kHz, for the started message.
@@ -73,8 +75,14 @@ public final class RecordingSrcElement: Source {
         /// CLOCK_MONOTONIC ns of the recording's time 0, set by the first `create`.
         var startedAt: UInt64?
 
+        /// The chunk that leaves next (empty at the end).
+        var chunk: ArraySlice<Int16> { pending[pendingStart..<min(pending.count, pendingStart + chunkSamples)] }
+
         /// Reads until a chunk is pending or the recording has ended.
         mutating func fill() throws(ElementMessageText) {
+            guard pending.count - pendingStart < chunkSamples, reader != nil else { return }
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
             while pending.count < chunkSamples, let source = reader {
                 // A quarter of a second a read: few system calls, little memory.
                 let rate = source.layout.rate
@@ -175,7 +183,7 @@ public final class RecordingSrcElement: Source {
             let first = state.startedAt == nil
             if first { state.startedAt = now }
             do throws(ElementMessageText) { try state.fill() } catch { return .failure(error) }
-            return .success(Next(chunk: state.pending.prefix(state.chunkSamples), first: first, pace: state.pace,
+            return .success(Next(chunk: state.chunk, first: first, pace: state.pace,
                                  startedAt: state.startedAt!, offset: state.next, total: state.total))
         }
         let next: Next
@@ -206,7 +214,7 @@ public final class RecordingSrcElement: Source {
         // Only a chunk that leaves counts as played (`position-ms`); one
         // cut short by a flush is played again.
         state.withLock { state in
-            state.pending.removeFirst(chunk.count)
+            state.pendingStart += chunk.count
             state.next = end
         }
         let buffer = Buffer(samples: Array(chunk))

@@ -213,14 +213,13 @@ public final class BenchRunner: @unchecked Sendable {
         return observed
     }
 
-    /// Stage keys by element: the stage name, or "stage@element" where
-    /// several elements report the same stage (one translator per language).
     /// The stage key of each element that reports a stage, by element name:
     /// the stage alone when one element reports it, else "stage@name". A name
     /// GStreamer made up ("streamtranslator7": a count over the process, which
     /// the bench's own parses and every run move on) is replaced by the one
     /// gst-launch-1.0 would give it, counted in this pipeline from 0 in the
-    /// order of its names, so the same element has the same key in every run.
+    /// order of its names, so the same element has the same key in every run
+    /// (one translator per language: "translate@streamtranslator1").
     static func stageReporters(_ pipeline: Pipeline) -> [String: String] {
         let byStage = [("stt", ["cloudstt"]), ("translate", ["streamtranslator"]), ("tts", ["cloudtts", "espeaktts"])]
         var keys: [String: String] = [:]

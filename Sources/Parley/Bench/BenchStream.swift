@@ -30,38 +30,39 @@ public struct BenchStream: Sendable {
     /// GStreamer's decodebin) and lays them out in a 16 kHz WAV at `path`:
     /// `warmup` entries from the start of the corpus first, unmeasured, then
     /// all of them. Each recording is written as it is decoded, so a corpus
-    /// of any length takes the memory of its longest recording.
+    /// of any length takes the memory of its longest recording (and of the
+    /// warm-up ones, kept for their measured play).
     public init(corpus: Corpus, warmup: Int, gap: Double, writingTo path: String) throws(CorpusError) {
-        func failed(_ error: any Error) -> CorpusError {
-            CorpusError(file: path, line: 0, "cannot write the bench stream: \((error as NSError).localizedDescription)")
+        func failed(_ error: WAVFileWriter.CannotWrite) -> CorpusError {
+            CorpusError(file: path, line: 0, "cannot write the bench stream: \(error)")
         }
-        guard FileManager.default.createFile(atPath: path, contents: WAVEncoder.header(sampleCount: 0, rate: Self.rate)),
-              let file = FileHandle(forWritingAtPath: path) else {
-            throw CorpusError(file: path, line: 0, "cannot write the bench stream: \(String(cString: strerror(errno)))")
-        }
-        defer { try? file.close() }
-        var count = 0
+        let file: WAVFileWriter
+        do { file = try WAVFileWriter(path: path, rate: Self.rate) } catch { throw failed(error) }
         func append(_ samples: [Int16]) throws(CorpusError) {
-            do { try file.seekToEnd(); try file.write(contentsOf: samples.withUnsafeBytes { Data($0) }) } catch { throw failed(error) }
-            count += samples.count
+            do { try file.append(samples) } catch { throw failed(error) }
         }
         let gapSamples = [Int16](repeating: 0, count: Int(gap * Double(Self.rate)))
         var placements: [Placement] = []
+        // The warm-up recordings are played again, measured: kept until then, not decoded twice.
+        var warmupClips: [Int: [Int16]] = [:]
         try append([Int16](repeating: 0, count: Self.rate / 2))
         let order = Array(0..<min(warmup, corpus.entries.count)).map { ($0, false) } + corpus.entries.indices.map { ($0, true) }
         for (index, measured) in order {
-            let clip = try CorpusAudio.samples(corpus.audioPath(corpus.entries[index]))
-            placements.append(Placement(entry: index, offset: Double(count) / Double(Self.rate),
+            let clip: [Int16]
+            if let kept = warmupClips.removeValue(forKey: index) {
+                clip = kept
+            } else {
+                clip = try CorpusAudio.samples(corpus.audioPath(corpus.entries[index]))
+                if !measured { warmupClips[index] = clip }
+            }
+            placements.append(Placement(entry: index, offset: Double(file.sampleCount) / Double(Self.rate),
                                         duration: Double(clip.count) / Double(Self.rate), measured: measured))
             try append(clip)
             try append(gapSamples)
         }
-        // The header again, now that the length is known.
-        do { try file.seek(toOffset: 0); try file.write(contentsOf: WAVEncoder.header(sampleCount: count, rate: Self.rate)) } catch {
-            throw failed(error)
-        }
+        do { try file.finish() } catch { throw failed(error) }
         self.path = path
-        self.sampleCount = count
+        self.sampleCount = file.sampleCount
         self.placements = placements
     }
 }
