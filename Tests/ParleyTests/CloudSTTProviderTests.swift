@@ -161,8 +161,9 @@ import Testing
     }
 
     @Test func googleWithoutALanguageFailsAtStartNamingTheProperty() async throws {
-        ProcessEnvironment.set("PARLEY_TEST_GOOGLE_STT_KEY", "AIza-test")
-        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=1 ! cloudstt provider=google language=\"\" api-key-env=PARLEY_TEST_GOOGLE_STT_KEY ! fakesink")
+        // A variable of its own: tests run at once, and the wire test reads its key from PARLEY_TEST_GOOGLE_STT_KEY.
+        ProcessEnvironment.set("PARLEY_TEST_GOOGLE_NO_LANGUAGE_KEY", "AIza-test")
+        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=1 ! cloudstt provider=google language=\"\" api-key-env=PARLEY_TEST_GOOGLE_NO_LANGUAGE_KEY ! fakesink")
         do {
             try await pipeline.run()
             Issue.record("must fail")
