@@ -55,12 +55,16 @@ enum ExitStatus {
     static let invalidInput: Int32 = 2
     static let aborted: Int32 = 130
 
+    /// Each line fits in 80 columns: ArgumentParser wraps a longer one to
+    /// column 0, out of the table.
     static let table = """
         Exit status (every command):
-          0    done (also when Ctrl-C ended the input and what was in flight drained)
-          1    the work failed: the pipeline posted an error, the server could not start, a deletion was declined
-          2    wrong input: an unknown command, option or element, a bad value, a file that cannot be read \
-        or does not validate
+          0    done (also when Ctrl-C ended the input and what was in flight
+               drained)
+          1    the work failed: the pipeline posted an error, the server could
+               not start, a deletion was declined
+          2    wrong input: an unknown command, option or element, a bad value,
+               a file that cannot be read or does not validate
           130  aborted: a second Ctrl-C or SIGTERM (parley bench: the first)
         """
 }

@@ -116,6 +116,13 @@ import Testing
             for line in lines where line.hasSuffix("\\") {
                 Issue.record("parley \(command.joined(separator: " ")) --help: a stray line continuation: \(line)")
             }
+            // The exit status table's rows and their continuations are indented;
+            // a row too long for the help's width comes back wrapped to column 0.
+            if let table = lines.firstIndex(of: "Exit status (every command):") {
+                for line in lines[(table + 1)...].prefix(while: { !$0.isEmpty }) where !line.hasPrefix("  ") {
+                    Issue.record("parley \(command.joined(separator: " ")) --help: the exit status table wraps: \(line)")
+                }
+            }
             guard let start = lines.firstIndex(of: "SUBCOMMANDS:") else { continue }
             for line in lines[(start + 1)...] where line.hasPrefix("  ") && !line.hasPrefix("   ") && !line.contains("See '") {
                 if let name = line.split(separator: " ").first { pending.append(command + [String(name)]) }
