@@ -27,6 +27,23 @@ import Testing
         #expect(assistant.answer("Repeat that.", previous: []) == "You have not said anything before this.")
     }
 
+    @Test func answersEveryQuestionOfATurnInOrder() {
+        // Whisper's transcript of one turn with three questions and no pause long enough to cut it.
+        let turn = "What time is it? What is 12 plus 30? What did I say?"
+        #expect(assistant.answer(turn, previous: ["Hola."], now: now, timeZone: utc)
+                == "It is 14:05. 12 plus 30 is 42. You said: Hola.")
+        #expect(assistant.answer("Hello! What's the date? What day is it today?", previous: [], now: now, timeZone: utc)
+                == "Today is Monday, 23 November 2026.")
+        #expect(assistant.answer("Hi there.", previous: []) == "Hello! Ask me the time, the date or a sum.")
+        #expect(assistant.answer("Who are you? And 2.5 times 4?", previous: []) == "2.5 times 4 is 10. Offline I cannot answer: Who are you?")
+    }
+
+    @Test func cutsSentencesAtTheirEndsNotAtDecimalPoints() {
+        #expect(LocalAssistant.sentences(of: "Well... 2.5 times 4. Thanks!  ") == ["Well...", "2.5 times 4.", "Thanks!"])
+        #expect(LocalAssistant.sentences(of: "no end") == ["no end"])
+        #expect(LocalAssistant.sentences(of: " ?! ") == ["?", "!"])
+    }
+
     @Test func saysWhatItCannotDoInsteadOfMakingSomethingUp() {
         let answer = assistant.answer("Who wrote Sense and Sensibility?", previous: [])
         #expect(answer.hasPrefix("I heard: Who wrote Sense and Sensibility?"))

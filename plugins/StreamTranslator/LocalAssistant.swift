@@ -17,26 +17,77 @@ import Foundation
 public struct LocalAssistant: Sendable {
     public init() {}
 
+    /// Answers every sentence of `text` that asks something it knows, in
+    /// order ("What time is it? And what is 12 plus 30?" gets both answers:
+    /// a turn often holds more than one question); a greeting only when
+    /// nothing else was asked; the honest answer when nothing was, and after
+    /// the answers, the questions it could not answer.
     public func answer(_ text: String, previous: [String], now: Date = Date(), timeZone: TimeZone = .current) -> String {
-        let words = text.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "." && $0 != "'" && $0 != "-" }
+        let sentences = Self.sentences(of: text)
+        let intents = sentences.compactMap { intent(of: $0) }
+        let asked = intents.filter { $0 != .greeting }
+        guard !intents.isEmpty else {
+            let heard = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return "I heard: \(heard) Offline I can tell the time and the date, do sums and repeat what you said; with a key, provider=openai,local answers the rest."
+        }
+        guard !asked.isEmpty else { return "Hello! Ask me the time, the date or a sum." }
+        var answers: [String] = []
+        for intent in asked {
+            let answer: String
+            switch intent {
+            case .time: answer = "It is \(Self.format(now, "HH:mm", timeZone))."
+            case .date: answer = "Today is \(Self.format(now, "EEEE, d MMMM yyyy", timeZone))."
+            case .sum(let result): answer = result
+            case .repeatLast: answer = previous.last.map { "You said: \($0)" } ?? "You have not said anything before this."
+            case .greeting: continue
+            }
+            // "What's the time? The time, please." is answered once.
+            if !answers.contains(answer) { answers.append(answer) }
+        }
+        let unanswered = sentences.filter { $0.hasSuffix("?") && intent(of: $0) == nil }
+        if !unanswered.isEmpty { answers.append("Offline I cannot answer: \(unanswered.joined(separator: " "))") }
+        return answers.joined(separator: " ")
+    }
+
+    enum Intent: Equatable {
+        case time, date, sum(String), repeatLast, greeting
+    }
+
+    /// What one sentence asks, if it is something this assistant answers.
+    func intent(of sentence: String) -> Intent? {
+        let words = sentence.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "." && $0 != "'" && $0 != "-" }
             .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ".")) }.filter { !$0.isEmpty }
         let said = Set(words)
-        if said.contains("time") && (said.contains("what") || said.contains("what's") || said.contains("tell")) {
-            return "It is \(Self.format(now, "HH:mm", timeZone))."
-        }
+        if said.contains("time") && (said.contains("what") || said.contains("what's") || said.contains("tell")) { return .time }
         if (said.contains("date") || (said.contains("day") && (said.contains("what") || said.contains("what's")))) || said.contains("today") {
-            return "Today is \(Self.format(now, "EEEE, d MMMM yyyy", timeZone))."
+            return .date
         }
-        if let sum = Self.arithmetic(words) { return sum }
+        if let sum = Self.arithmetic(words) { return .sum(sum) }
         if said.contains("repeat") || (said.contains("say") || said.contains("said")) && said.contains("what") && said.contains("i") {
-            guard let last = previous.last else { return "You have not said anything before this." }
-            return "You said: \(last)"
+            return .repeatLast
         }
-        if let first = words.first, ["hello", "hi", "hey", "good"].contains(first), words.count <= 4 {
-            return "Hello! Ask me the time, the date or a sum."
+        if let first = words.first, ["hello", "hi", "hey", "good"].contains(first), words.count <= 4 { return .greeting }
+        return nil
+    }
+
+    /// The sentences of a transcript: cut after ?, ! and ., but not at a
+    /// decimal point ("2.5 times 4") or inside "..." that runs on.
+    static func sentences(of text: String) -> [String] {
+        var sentences: [String] = [], current = ""
+        var characters = text.makeIterator(), pending = characters.next()
+        while let character = pending {
+            current.append(character)
+            pending = characters.next()
+            let ends = character == "?" || character == "!" || (character == "." && (pending.map(\.isWhitespace) ?? true))
+            if ends {
+                let sentence = current.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !sentence.isEmpty { sentences.append(sentence) }
+                current = ""
+            }
         }
-        let heard = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return "I heard: \(heard) Offline I can tell the time and the date, do sums and repeat what you said; with a key, provider=openai,local answers the rest."
+        let rest = current.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !rest.isEmpty { sentences.append(rest) }
+        return sentences
     }
 
     private static let numberWords = ["zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
