@@ -24,6 +24,38 @@ enum RequestParameters {
         return .success(primary)
     }
 
+    /// `response_format`: one of OpenAI's five; json when absent.
+    static func responseFormat(_ value: String?) -> Result<TranscriptFormat, Problem> {
+        guard let value, !value.isEmpty else { return .success(.json) }
+        guard let format = TranscriptFormat(rawValue: value) else {
+            return .failure(Problem(message: "Invalid response_format '\(shown(value))': send one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", "))."))
+        }
+        return .success(format)
+    }
+
+    /// `timestamp_granularities[]` (the OpenAI clients' name for the array;
+    /// plain `timestamp_granularities` too): word, segment or both, with
+    /// verbose_json only, as OpenAI takes them; segment when absent.
+    static func timestampGranularities(_ values: [String], format: TranscriptFormat) -> Result<Set<TimestampGranularity>, Problem> {
+        guard !values.isEmpty else { return .success([.segment]) }
+        var granularities = Set<TimestampGranularity>()
+        for value in values {
+            guard let granularity = TimestampGranularity(rawValue: value) else {
+                return .failure(Problem(message: "Invalid timestamp_granularities '\(shown(value))': send word, segment or both."))
+            }
+            granularities.insert(granularity)
+        }
+        guard format == .verbose_json else {
+            return .failure(Problem(message: "timestamp_granularities needs response_format verbose_json, not \(format.rawValue)."))
+        }
+        return .success(granularities)
+    }
+
+    /// A client's value as an error message may quote it: short, no control characters.
+    static func shown(_ value: String) -> String {
+        String(value.prefix(40)).unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
+    }
+
     /// `temperature`: a number from 0 to 1, as OpenAI takes it; 0 when absent.
     static func temperature(_ value: String?) -> Result<Double, Problem> {
         guard let value, !value.isEmpty else { return .success(0) }

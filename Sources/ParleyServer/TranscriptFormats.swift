@@ -2,38 +2,56 @@ import Foundation
 import Hummingbird
 import NIOCore
 import ParleyCore
+import WhisperEngine
 
-/// The response formats of /v1/audio/transcriptions.
+/// `response_format` of /v1/audio/transcriptions and /v1/audio/translations.
+enum TranscriptFormat: String, CaseIterable, Sendable {
+    case json, text, srt, verbose_json, vtt
+}
+
+/// `timestamp_granularities[]`: what verbose_json carries times for.
+enum TimestampGranularity: String, CaseIterable, Sendable {
+    case segment, word
+}
+
+/// The answers in each response format.
 enum TranscriptFormats {
-    static func response(_ transcript: EngineTranscript, format: String) -> Response {
+    /// verbose_json holds `segments` when `granularities` has `.segment`
+    /// (the default) and `words` when it has `.word`, as OpenAI's does.
+    static func response(_ transcript: EngineTranscript, format: TranscriptFormat, task: WhisperTask,
+                         granularities: Set<TimestampGranularity> = [.segment]) -> Response {
         let text = transcript.text
         // Cues per engine segment; one cue over the whole file when the engine has none.
         let cues = transcript.segments.isEmpty
             ? [(start: 0.0, end: transcript.duration, text: text)]
             : transcript.segments.map { (start: $0.start, end: $0.end, text: $0.text) }
         switch format {
-        case "text":
+        case .text:
             return plain(text + "\n", type: "text/plain; charset=utf-8")
-        case "srt":
+        case .srt:
             let body = cues.enumerated().map { index, cue in
                 "\(index + 1)\n\(timestamp(cue.start, separator: ",")) --> \(timestamp(cue.end, separator: ","))\n\(cue.text)\n\n"
             }.joined()
             return plain(body, type: "application/x-subrip")
-        case "vtt":
+        case .vtt:
             let body = cues.map { cue in
                 "\(timestamp(cue.start, separator: ".")) --> \(timestamp(cue.end, separator: "."))\n\(cue.text)\n\n"
             }.joined()
             return plain("WEBVTT\n\n" + body, type: "text/vtt")
-        case "verbose_json":
-            let segments: [[String: Any]] = transcript.segments.enumerated().map { index, segment in
-                ["id": index, "start": segment.start, "end": segment.end, "text": segment.text,
-                 "no_speech_prob": segment.noSpeechProbability, "avg_logprob": segment.averageLogProbability]
+        case .verbose_json:
+            var body: [String: Any] = ["task": task.rawValue, "language": LanguageNames.name(transcript.language),
+                                       "duration": transcript.duration, "text": text]
+            if granularities.contains(.segment) {
+                body["segments"] = transcript.segments.enumerated().map { index, segment -> [String: Any] in
+                    ["id": index, "start": segment.start, "end": segment.end, "text": segment.text,
+                     "no_speech_prob": segment.noSpeechProbability, "avg_logprob": segment.averageLogProbability]
+                }
             }
-            return TranscriptionHandler.json([
-                "task": "transcribe", "language": LanguageNames.name(transcript.language),
-                "duration": transcript.duration, "text": text, "segments": segments,
-            ])
-        default:
+            if granularities.contains(.word) {
+                body["words"] = transcript.words.map { ["word": $0.word, "start": $0.start, "end": $0.end] as [String: Any] }
+            }
+            return TranscriptionHandler.json(body)
+        case .json:
             return TranscriptionHandler.json(["text": text])
         }
     }

@@ -85,7 +85,11 @@ public enum TranscriptionServer {
         }
         router.post("/v1/audio/transcriptions") { request, _ -> Response in
             if let denied = handler.authorize(request) { return denied }
-            return await handler.transcribe(request)
+            return await handler.recognize(request, task: .transcribe)
+        }
+        router.post("/v1/audio/translations") { request, _ -> Response in
+            if let denied = handler.authorize(request) { return denied }
+            return await handler.recognize(request, task: .translate)
         }
         let chat = ChatCompletionsHandler(configuration: configuration)
         defer { chat.stop() }
@@ -157,7 +161,11 @@ struct TranscriptionHandler: Sendable {
         return Self.json(["object": "list", "data": data])
     }
 
-    func transcribe(_ request: Request) async -> Response {
+    /// /v1/audio/transcriptions (`.transcribe`) and /v1/audio/translations
+    /// (`.translate`: the speech in English, Whisper's own task; as OpenAI's,
+    /// it takes no `language`, and one sent is not used). Every parameter is
+    /// checked before the audio is decoded.
+    func recognize(_ request: Request, task: WhisperTask) async -> Response {
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: configuration.maxRequestBytes)
@@ -182,10 +190,24 @@ struct TranscriptionHandler: Sendable {
             return Self.error(.notFound, "The model '\(model)' does not exist.", type: "invalid_request_error",
                               param: "model", code: "model_not_found")
         }
-        let language: String
-        switch RequestParameters.language(field("language"), supported: engine.languages) {
-        case .success(let value): language = value
-        case .failure(let problem): return Self.error(.badRequest, problem.message, type: "invalid_request_error", param: "language")
+        var language = ""
+        if task == .transcribe {
+            switch RequestParameters.language(field("language"), supported: engine.languages) {
+            case .success(let value): language = value
+            case .failure(let problem): return Self.error(.badRequest, problem.message, type: "invalid_request_error", param: "language")
+            }
+        }
+        let format: TranscriptFormat
+        switch RequestParameters.responseFormat(field("response_format")) {
+        case .success(let value): format = value
+        case .failure(let problem): return Self.error(.badRequest, problem.message, type: "invalid_request_error", param: "response_format")
+        }
+        let granularities: Set<TimestampGranularity>
+        let asked = parts.filter { $0.name == "timestamp_granularities[]" || $0.name == "timestamp_granularities" }.compactMap(\.text)
+        switch RequestParameters.timestampGranularities(asked, format: format) {
+        case .success(let value): granularities = value
+        case .failure(let problem):
+            return Self.error(.badRequest, problem.message, type: "invalid_request_error", param: "timestamp_granularities")
         }
         let temperature: Double
         switch RequestParameters.temperature(field("temperature")) {
@@ -235,9 +257,9 @@ struct TranscriptionHandler: Sendable {
         let transcript: EngineTranscript
         let started = ContinuousClock.now
         do throws(EngineFailure) {
-            transcript = try await engine.transcribe(audio.samples, rate: audio.rate, language: language,
-                                                     prompt: field("prompt") ?? "",
-                                                     temperature: temperature)
+            transcript = try await engine.transcribe(EngineRequest(
+                samples: audio.samples, rate: audio.rate, language: language, prompt: field("prompt") ?? "",
+                temperature: temperature, task: task, wordTimes: granularities.contains(.word)))
         } catch {
             switch error.kind {
             case .badRequest(let param):
@@ -251,7 +273,7 @@ struct TranscriptionHandler: Sendable {
             }
         }
         let elapsed = ContinuousClock.now - started
-        var response = TranscriptFormats.response(transcript, format: field("response_format") ?? "json")
+        var response = TranscriptFormats.response(transcript, format: format, task: task, granularities: granularities)
         // As OpenAI does: the engine's own time, so clients can tell it from the network's.
         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
         response.headers[HTTPField.Name("openai-processing-ms")!] = String(milliseconds)

@@ -12,7 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the local speech engines over the OpenAI-compatible HTTP API.",
         discussion: """
             POST /v1/audio/transcriptions (multipart: file in any format OpenAI lists: flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm, model, language, \
-            response_format json | text | verbose_json | srt | vtt); POST /v1/chat/completions (the last \
+            response_format json | text | verbose_json | srt | vtt, timestamp_granularities[] segment | word \
+            with verbose_json); POST /v1/audio/translations (the same without language: the speech in English, \
+            Whisper only); POST /v1/chat/completions (the last \
             user message translated by apertium, streamed or not; the pair from the system prompt's first two \
             language names, "from English to Spanish", else English to Spanish); POST /v1/audio/speech \
             (espeak-ng: response_format pcm, 24 kHz streamed, or wav; OpenAI's voice names; an extra \

@@ -100,7 +100,7 @@ import Testing
         let help = try await parley(["serve", "--help"])
         #expect(help.status == 0)
         // ServerTests exercise each of these on a real server.
-        for route in ["POST /v1/audio/transcriptions", "POST /v1/chat/completions", "POST /v1/audio/speech", "GET /v1/models"] {
+        for route in ["POST /v1/audio/transcriptions", "POST /v1/audio/translations", "POST /v1/chat/completions", "POST /v1/audio/speech", "GET /v1/models"] {
             #expect(help.stdout.replacingOccurrences(of: "\n", with: " ").contains(route), "\(route) missing from: \(help.stdout)")
         }
     }

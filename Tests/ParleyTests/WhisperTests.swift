@@ -54,6 +54,41 @@ import WhisperEngine
         #expect(text.contains("composez votre mot de passe"), "\(text)")  // "Composez votre mot de passe suivi du dièse."
     }
 
+    /// A multipart request to `parley serve`, its JSON answer.
+    func post(_ server: ServeProcess, _ path: String, clip: String, fields: [(String, String)]) async throws -> [String: Any] {
+        var form = MultipartForm()
+        form.add(file: "file", filename: "clip.wav", contentType: "audio/wav", data: try Data(contentsOf: URL(fileURLWithPath: clip)))
+        form.add(field: "model", value: "whisper-1")
+        for (name, value) in fields { form.add(field: name, value: value) }
+        let response = try await HTTPClient().send(HTTPRequest(method: "POST", url: server.url + path,
+                                                               headers: [("Content-Type", form.contentType)], body: form.data))
+        #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+        return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+    }
+
+    @Test func translationsPutFrenchSpeechIntoEnglishAndWordsHaveTheirTimes() async throws {
+        let server = try await ServeProcess(["--engine", "whisper"])
+        defer { server.stop() }
+        // "Ce numéro de conférence n'est pas valide, veuillez essayer de nouveau."
+        let translated = try await post(server, "/v1/audio/translations", clip: "/usr/share/asterisk/sounds/fr/conf-invalid.wav",
+                                        fields: [("response_format", "verbose_json")])
+        let english = (translated["text"] as? String ?? "").lowercased()
+        #expect(english.contains("valid") && english.contains("again"), "\(english)")
+        #expect(translated["task"] as? String == "translate" && translated["language"] as? String == "french", "\(translated)")
+
+        let timed = try await post(server, "/v1/audio/transcriptions", clip: SpeechFixtures.clips[0],
+                                   fields: [("response_format", "verbose_json"), ("timestamp_granularities[]", "word")])
+        let words = try #require(timed["words"] as? [[String: Any]], "\(timed)")
+        #expect(timed["segments"] == nil, "word granularity alone, as OpenAI: no segments")
+        let text = timed["text"] as? String ?? "", duration = timed["duration"] as? Double ?? 0
+        // Every letter of the transcript is in one of the words, in order.
+        #expect(words.compactMap { $0["word"] as? String }.joined().filter(\.isLetter) == text.filter(\.isLetter), "\(words)")
+        let times = words.compactMap { word in (word["start"] as? Double).flatMap { start in (word["end"] as? Double).map { (start, $0) } } }
+        #expect(times.count == words.count && words.count >= 7)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0.1 >= $0.0 && $1.0 >= $0.0 }, "in order: \(times)")
+        #expect((times.last?.1 ?? .infinity) <= duration + 0.05, "within the \(duration) s clip: \(times)")
+    }
+
     @Test func serveAnswersAKilledWorkersRequestWithAClearErrorAndRecovers() async throws {
         let server = try await ServeProcess(["--engine", "whisper"])
         let worker = try #require(TestSupport.children(of: server.pid).first, "parley serve runs its Whisper worker")

@@ -194,12 +194,12 @@ import Testing
 
 extension ServeTests {
     func transcribe(_ server: ServeProcess, file: Data, filename: String = "clip.wav",
-                    fields: [(String, String)] = []) async throws -> Answer {
+                    fields: [(String, String)] = [], path: String = "/v1/audio/transcriptions") async throws -> Answer {
         var form = MultipartForm()
         form.add(file: "file", filename: filename, contentType: "application/octet-stream", data: file)
         form.add(field: "model", value: "whisper-1")
         for (name, value) in fields { form.add(field: name, value: value) }
-        return try await post(server, form.data, contentType: form.contentType)
+        return try await post(server, form.data, contentType: form.contentType, path: path)
     }
 
     func post(_ server: ServeProcess, _ body: Data, contentType: String,
@@ -246,6 +246,19 @@ extension ServeTests {
             #expect(answer.status == 400 && answer.error?["param"] as? String == "language", "\(value): \(answer)")
             #expect(!answer.message.contains("ValueError"))
         }
+
+        // A format or granularity that is not one is refused, not answered as json.
+        for fields in [[("response_format", "xml")], [("timestamp_granularities[]", "word")],
+                       [("response_format", "verbose_json"), ("timestamp_granularities[]", "char")]] {
+            let answer = try await transcribe(server, file: wav, fields: fields)
+            let param = fields.last?.0.hasPrefix("timestamp") == true ? "timestamp_granularities" : "response_format"
+            #expect(answer.status == 400 && answer.error?["param"] as? String == param, "\(fields): \(answer)")
+        }
+        // This engine neither translates nor times words: it says so, and which engine does.
+        let translation = try await transcribe(server, file: wav, path: "/v1/audio/translations")
+        #expect(translation.status == 400 && translation.message.contains("--engine whisper"), "\(translation)")
+        let words = try await transcribe(server, file: wav, fields: [("response_format", "verbose_json"), ("timestamp_granularities[]", "word")])
+        #expect(words.status == 400 && words.error?["param"] as? String == "timestamp_granularities", "\(words)")
 
         // Thousands of tiny parts: refused at the 65th, not parsed in quadratic time.
         var many = MultipartForm()

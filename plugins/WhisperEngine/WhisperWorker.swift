@@ -19,7 +19,19 @@ public struct WhisperResult: Sendable, Decodable, Equatable {
         public var text: String
         public var avg_logprob: Double
         public var no_speech_prob: Double
+        /// Only when the request asked for word times.
+        public var words: [Word]?
     }
+    /// One word and its time in the segment's audio, in seconds.
+    public struct Word: Sendable, Decodable, Equatable {
+        public var word: String
+        public var start: Double
+        public var end: Double
+        public var probability: Double
+    }
+    /// What the worker did ("transcribe", "translate"); nil from a worker
+    /// older than the field (whisper_worker.py not installed again since).
+    public var task: WhisperTask?
     public var text: String
     /// ISO-639-1, detected unless the request named it.
     public var language: String
@@ -34,6 +46,12 @@ public struct WhisperResult: Sendable, Decodable, Equatable {
     public var isNoSpeech: Bool {
         text.isEmpty || (!segments.isEmpty && segments.allSatisfy { $0.no_speech_prob > 0.6 && $0.avg_logprob < -1 })
     }
+}
+
+/// Whisper's two tasks: speech to text in its own language, or speech in
+/// any language to English text (OpenAI's /v1/audio/translations).
+public enum WhisperTask: String, Sendable, Decodable {
+    case transcribe, translate
 }
 
 public enum WhisperError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -123,15 +141,18 @@ public final class WhisperWorker: Sendable {
         return try result.get()
     }
 
-    /// Transcribes 16 kHz mono samples. `language` empty = detect it.
+    /// Transcribes 16 kHz mono samples (or, `task: .translate`, puts their
+    /// speech into English). `language` empty = detect it. `words`: every
+    /// segment also carries its words' times.
     public func transcribe(_ samples: [Int16], language: String = "", prompt: String = "",
-                           temperature: Double = 0) async throws(WhisperError) -> WhisperResult {
+                           temperature: Double = 0, task: WhisperTask = .transcribe,
+                           words: Bool = false) async throws(WhisperError) -> WhisperResult {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextID += 1 }
             return state.nextID
         }
         let header: [String: Any] = ["id": id, "samples": samples.count, "language": language, "prompt": prompt,
-                                     "temperature": temperature]
+                                     "temperature": temperature, "task": task.rawValue, "words": words]
         var request = (try? JSONSerialization.data(withJSONObject: header)) ?? Data()
         request.append(10)
         samples.withUnsafeBytes { request.append(contentsOf: $0) }  // S16LE: this side is little-endian too
@@ -143,7 +164,12 @@ public final class WhisperWorker: Sendable {
         } onCancel: {
             cancelQueued(id)
         }
-        return try result.get()
+        let answer = try result.get()
+        // A worker script from before these fields ignores them and transcribes.
+        if (task == .translate && answer.task != .translate) || (words && answer.segments.contains { $0.words == nil }) {
+            throw .failed("the worker script \(installation.worker) is older than this parley (it has no \(task == .translate ? "translate task" : "word times")): run scripts/prepare-whisper")
+        }
+        return answer
     }
 
     /// Ends the worker; whatever waits fails with `.stopped`.

@@ -8,10 +8,15 @@ scripts/prepare-whisper copies this file next to the model it serves.
 The protocol, one request at a time:
   worker -> {"ready": true, "load_seconds": ...}            once, after loading
   parley -> {"id": N, "samples": S, "language": "fr" | "", "prompt": "...",
-             "temperature": T}\n  then S samples of 16 kHz mono S16LE
-  worker -> {"id": N, "text": ..., "language": ..., "language_probability": ...,
+             "temperature": T, "task": "transcribe" | "translate", "words": false}\n
+            then S samples of 16 kHz mono S16LE
+  worker -> {"id": N, "task": ..., "text": ..., "language": ..., "language_probability": ...,
              "duration": ..., "processing_ms": ..., "segments": [...]}\n
             or {"id": N, "error": "..."}\n
+"translate" is Whisper's own speech-to-English; with "words" every segment
+also carries its words' times ("words": [{"word", "start", "end",
+"probability"}], from the model's alignment heads). The answer names its
+task, so parley can tell a worker older than these fields (which ignores them).
 Anything a library prints goes to standard error, never into the protocol.
 """
 import argparse
@@ -59,15 +64,24 @@ def main():
 def transcribe(model, numpy, audio, request, beam_size):
     started = time.monotonic()
     samples = numpy.frombuffer(audio, dtype="<i2").astype(numpy.float32) / 32768.0
+    task = "translate" if request.get("task") == "translate" else "transcribe"
+    words = bool(request.get("words"))
     options = {"beam_size": beam_size, "language": request.get("language") or None,
-               "initial_prompt": request.get("prompt") or None, "vad_filter": False}
+               "initial_prompt": request.get("prompt") or None, "vad_filter": False,
+               "task": task, "word_timestamps": words}
     temperature = float(request.get("temperature") or 0)
     if temperature > 0:
         options["temperature"] = temperature
     segments, info = model.transcribe(samples, **options)
-    found = [{"start": round(s.start, 3), "end": round(s.end, 3), "text": s.text.strip(),
-              "avg_logprob": s.avg_logprob, "no_speech_prob": s.no_speech_prob} for s in segments]
-    return {"id": request["id"], "text": " ".join(s["text"] for s in found if s["text"]),
+    found = []
+    for segment in segments:
+        item = {"start": round(segment.start, 3), "end": round(segment.end, 3), "text": segment.text.strip(),
+                "avg_logprob": segment.avg_logprob, "no_speech_prob": segment.no_speech_prob}
+        if words:
+            item["words"] = [{"word": word.word.strip(), "start": round(word.start, 3), "end": round(word.end, 3),
+                              "probability": round(word.probability, 3)} for word in segment.words or []]
+        found.append(item)
+    return {"id": request["id"], "task": task, "text": " ".join(s["text"] for s in found if s["text"]),
             "language": info.language, "language_probability": round(info.language_probability, 3),
             "duration": round(len(samples) / 16000, 3),
             "processing_ms": round((time.monotonic() - started) * 1000, 1), "segments": found}
