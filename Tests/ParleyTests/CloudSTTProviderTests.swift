@@ -63,6 +63,31 @@ import Testing
         #expect(results.map(\.language) == ["pt-BR", "pt-BR", "pt-BR"])
     }
 
+    @Test func translateAsksForTheSpeechInEnglishWithNoLanguage() async throws {
+        let server = try ScriptedHTTPServer([reply("one"), reply("two"), reply("three")])
+        defer { server.stop() }
+        let (results, _, error) = try await run(server, options: "task=translate language=fr")
+        #expect(error == nil)
+        #expect(server.requests.allSatisfy { $0.path == "/v1/audio/translations" }, "\(server.requests.map(\.path))")
+        let body = String(decoding: try #require(server.requests.first).body, as: UTF8.self)
+        #expect(!body.contains("name=\"language\""), "OpenAI's translations take no language: Whisper detects it")
+        #expect(results.map(\.text) == ["one", "two", "three"] && results.allSatisfy { $0.language == "en" })
+    }
+
+    @Test(arguments: [("provider=local local-engine=pocketsphinx", "needs Whisper"),
+                      ("provider=google language=fr api-key-env=PARLEY_TEST_GOOGLE_TRANSLATE_KEY", "google does not translate"),
+                      ("provider=compatible base-url=http://127.0.0.1:9/v1 model=gpt-4o-transcribe", "gpt-4o-transcribe does not translate")])
+    func translateWhereItCannotBeDoneFailsAtStart(options: String, reason: String) async throws {
+        ProcessEnvironment.set("PARLEY_TEST_GOOGLE_TRANSLATE_KEY", "AIza-test")
+        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=1 ! cloudstt task=translate \(options) ! fakesink")
+        do {
+            try await pipeline.run()
+            Issue.record("must fail: \(options)")
+        } catch {
+            #expect("\(error)".contains(reason) && "\(error)".contains("task=translate"), "\(error)")
+        }
+    }
+
     @Test func answersThatCompleteOutOfOrderLeaveInOrder() async throws {
         // Answers complete in the reverse of their arrival order.
         let server = try ScriptedHTTPServer([reply("one", delayMs: 1200), reply("two", delayMs: 600), reply("three")])

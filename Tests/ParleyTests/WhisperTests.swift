@@ -89,6 +89,19 @@ import WhisperEngine
         #expect((times.last?.1 ?? .infinity) <= duration + 0.05, "within the \(duration) s clip: \(times)")
     }
 
+    @Test func cloudsttTranslatesFrenchSpeechIntoEnglishInProcessAndThroughServe() async throws {
+        let server = try await ServeProcess(["--engine", "whisper"])
+        defer { server.stop() }
+        // "Laissez votre message après le bip sonore..." (Asterisk's French vm-intro).
+        let clip = "/usr/share/asterisk/sounds/fr/vm-intro.wav"
+        let local = try await transcripts(of: clip, "cloudstt provider=local local-engine=whisper task=translate")
+        let overHTTP = try await transcripts(of: clip, "cloudstt provider=compatible base-url=\(server.url)/v1 task=translate")
+        let english = local.map(\.text).joined(separator: " ").lowercased()
+        #expect(english.contains("message") && english.contains("beep"), "\(english)")
+        #expect(local.allSatisfy { $0.status == .final && $0.language == "en" }, "\(local)")
+        #expect(overHTTP.map(\.text) == local.map(\.text), "parley serve's /v1/audio/translations is the same Whisper task")
+    }
+
     @Test func serveAnswersAKilledWorkersRequestWithAClearErrorAndRecovers() async throws {
         let server = try await ServeProcess(["--engine", "whisper"])
         let worker = try #require(TestSupport.children(of: server.pid).first, "parley serve runs its Whisper worker")

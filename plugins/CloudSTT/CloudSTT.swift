@@ -65,6 +65,17 @@ public enum STTResponseFormat: Int, Sendable, CaseIterable {
     ]
 }
 
+/// What cloudstt makes of the speech (`task`).
+public enum STTTask: Int, Sendable, CaseIterable {
+    case transcribe = 0, translate = 1
+
+    static let values = [
+        EnumValue(transcribe.rawValue, "transcribe", "The speech as text, in the language spoken"),
+        EnumValue(translate.rawValue, "translate",
+                  "The speech as English text, whatever language it is in, detected (Whisper's translate task: /audio/translations for openai, groq and compatible, Whisper-base for local; not google, pocketsphinx or gpt-4o models); results' language en"),
+    ]
+}
+
 /// How segments are uploaded (`upload-format`).
 public enum UploadFormat: Int, Sendable, CaseIterable {
     case wav = 0, flac = 1
@@ -89,6 +100,7 @@ public final class CloudSTTElement: AsyncTransform {
     public static let DEFAULT_CONTEXT_PROMPT = false
     public static let DEFAULT_TEMPERATURE = 0.0
     public static let DEFAULT_RESPONSE_FORMAT = STTResponseFormat.json
+    public static let DEFAULT_TASK = STTTask.transcribe
     public static let DEFAULT_TIMEOUT_MS = 30_000
     public static let DEFAULT_UPLOAD_FORMAT = UploadFormat.wav
     public static let DEFAULT_MAX_RETRIES = 2
@@ -126,6 +138,8 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("response-format", nick: "Response format", blurb: "What the provider answers with",
                      .enumeration(typeName: "GstParleySTTResponseFormat", values: STTResponseFormat.values,
                                   default: DEFAULT_RESPONSE_FORMAT.rawValue)),
+        PropertySpec("task", nick: "Task", blurb: "Transcribe the speech, or translate it into English",
+                     .enumeration(typeName: "GstParleySTTTask", values: STTTask.values, default: DEFAULT_TASK.rawValue)),
         PropertySpec("upload-format", nick: "Upload format", blurb: "How segments are uploaded; FLAC is about half the bytes",
                      .enumeration(typeName: "GstParleySTTUploadFormat", values: UploadFormat.values,
                                   default: DEFAULT_UPLOAD_FORMAT.rawValue)),
@@ -158,6 +172,7 @@ public final class CloudSTTElement: AsyncTransform {
         var contextPrompt = DEFAULT_CONTEXT_PROMPT
         var temperature = DEFAULT_TEMPERATURE
         var responseFormat = DEFAULT_RESPONSE_FORMAT
+        var task = DEFAULT_TASK
         var timeoutMs = DEFAULT_TIMEOUT_MS
         var uploadFormat = DEFAULT_UPLOAD_FORMAT
         var maxRetries = DEFAULT_MAX_RETRIES
@@ -200,6 +215,7 @@ public final class CloudSTTElement: AsyncTransform {
         case "context-prompt": return .bool(current.contextPrompt)
         case "temperature": return .double(current.temperature)
         case "response-format": return .enumeration(current.responseFormat.rawValue)
+        case "task": return .enumeration(current.task.rawValue)
         case "timeout-ms": return .int(current.timeoutMs)
         case "upload-format": return .enumeration(current.uploadFormat.rawValue)
         case "max-retries": return .int(current.maxRetries)
@@ -222,6 +238,7 @@ public final class CloudSTTElement: AsyncTransform {
             case "context-prompt": settings.contextPrompt = value.bool
             case "temperature": settings.temperature = value.double
             case "response-format": settings.responseFormat = STTResponseFormat(rawValue: value.int) ?? Self.DEFAULT_RESPONSE_FORMAT
+            case "task": settings.task = STTTask(rawValue: value.int) ?? Self.DEFAULT_TASK
             case "timeout-ms": settings.timeoutMs = value.int
             case "upload-format": settings.uploadFormat = UploadFormat(rawValue: value.int) ?? Self.DEFAULT_UPLOAD_FORMAT
             case "max-retries": settings.maxRetries = value.int

@@ -56,6 +56,9 @@ public enum STTProvider: String, Sendable, CaseIterable {
                                       onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void) throws -> any Transcriber {
         let installation = WhisperInstallation.standard(environment: environment)
         let engine = settings.localEngine == .auto ? (installation.isPrepared ? .whisper : .pocketsphinx) : settings.localEngine
+        if settings.task == .translate && engine != .whisper {
+            throw SetupError(description: "task=translate needs Whisper: pocketsphinx only transcribes English (\(installation.isPrepared ? "set local-engine=whisper or auto" : installation.notPreparedAdvice))")
+        }
         switch engine {
         case .whisper:
             guard installation.isPrepared else { throw SetupError(description: "local-engine=whisper: " + installation.notPreparedAdvice) }
@@ -92,13 +95,19 @@ public enum STTProvider: String, Sendable, CaseIterable {
         case .local:
             return try makeLocalTranscriber(settings, environment: environment, onWorkerEvent: onWorkerEvent)
         case .google:
+            guard settings.task == .transcribe else {
+                throw SetupError(description: "provider google does not translate speech (task=translate): use openai, groq, compatible or local")
+            }
             guard !settings.language.isEmpty else {
                 throw SetupError(description: "provider google needs language (a BCP-47 tag, e.g. language=en-GB): Google's recognizer does not detect the language")
             }
             return GoogleTranscriber(service: try service(), model: position.model)
         case .openai, .groq, .compatible:
-            return OpenAICompatibleTranscriber(provider: rawValue, service: try service(),
-                                               model: position.model.isEmpty ? defaultModel : position.model)
+            let model = position.model.isEmpty ? defaultModel : position.model
+            if settings.task == .translate && OpenAICompatibleTranscriber.streams(model) {
+                throw SetupError(description: "model \(model) does not translate speech (task=translate): OpenAI translates with whisper-1")
+            }
+            return OpenAICompatibleTranscriber(provider: rawValue, service: try service(), model: model)
         }
     }
 }

@@ -12,6 +12,8 @@ struct TranscriptionRequest: Sendable {
     var prompt: String
     var temperature: Double
     var responseFormat: String
+    /// `.translate`: the speech in English (the language is then detected: languageTag is empty).
+    var task = STTTask.transcribe
     /// "wav" or "flac".
     var uploadFormat = "wav"
 }
@@ -65,7 +67,8 @@ struct WhisperTranscriber: Transcriber {
         let audio = Resampler.resample(request.samples, from: request.rate, to: WhisperWorker.sampleRate)
         do throws(WhisperError) {
             let result = try await worker.transcribe(audio, language: request.language, prompt: request.prompt,
-                                                     temperature: request.temperature)
+                                                     temperature: request.temperature,
+                                                     task: request.task == .translate ? .translate : .transcribe)
             let silent = result.isNoSpeech
             return Transcription(text: silent ? "" : result.text, language: result.language, noSpeech: silent,
                                  providerProcessingMs: result.processing_ms)
@@ -93,8 +96,9 @@ struct PocketSphinxTranscriber: Transcriber {
     }
 }
 
-/// `POST {base}/audio/transcriptions`, as OpenAI, Groq and compatible
-/// servers (faster-whisper servers, `parley serve`) take it.
+/// `POST {base}/audio/transcriptions` (or, task=translate,
+/// `/audio/translations`), as OpenAI, Groq and compatible servers
+/// (faster-whisper servers, `parley serve`) take it.
 struct OpenAICompatibleTranscriber: Transcriber {
     var provider: String
     var service: RemoteService
@@ -122,7 +126,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
 
     private func transcribeOne(_ request: TranscriptionRequest,
                                onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
-        let streaming = Self.streams(model)
+        let streaming = Self.streams(model) && request.task == .transcribe
         var form = MultipartForm()
         if request.uploadFormat == "flac", let flac = try? FLACCodec.encode(request.samples, rate: request.rate) {
             form.add(file: "file", filename: "segment.flac", contentType: "audio/flac", data: flac)
@@ -140,7 +144,8 @@ struct OpenAICompatibleTranscriber: Transcriber {
         var headers: [(name: String, value: String)] = [("Content-Type", form.contentType)]
         if !service.apiKey.isEmpty { headers.append(("Authorization", "Bearer \(service.apiKey)")) }
         let response: HTTPResponse, attempts: Int
-        var http = HTTPRequest(method: "POST", url: service.root + "/audio/transcriptions", headers: headers, body: form.data)
+        let path = request.task == .translate ? "/audio/translations" : "/audio/transcriptions"
+        var http = HTTPRequest(method: "POST", url: service.root + path, headers: headers, body: form.data)
         http.timeout = service.timeout
         http.maxResponseBytes = HTTPRequest.maxTextResponseBytes
         var onChunk: (@Sendable (Data) -> Void)?

@@ -9,6 +9,9 @@ extension CloudSTTElement {
     /// keeps its place in order.
     func work(for segment: SpeechSegment) -> StageWork {
         let current = settings.withLock { $0 }
+        let translating = current.task == .translate
+        // task=translate: every result is English, whatever was spoken.
+        let language = translating ? "en" : current.language
         let transcribers = transcribers.withLock { $0 }
         let counters = counters
         let name = element.name
@@ -16,14 +19,14 @@ extension CloudSTTElement {
         let previousTranscript = UnsafeSendable(self)
         return StageWork(progressive: { emit in
             if tooShort {
-                return Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,
+                return Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
                                    warning: "\(name): segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
             }
             guard let transcribers else {
-                return Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
+                return Self.result(segment, text: "", status: .failed, language: language, counters: counters,
                                    warning: "\(name): no provider is set up")
             }
-            var meta = SpeechMeta(segmentID: segment.id, language: current.language)
+            var meta = SpeechMeta(segmentID: segment.id, language: language)
             meta.stamp(.requestSent)
             var prompt = current.prompt
             if current.contextPrompt {
@@ -31,14 +34,14 @@ extension CloudSTTElement {
                 prompt = [prompt, previous].filter { !$0.isEmpty }.joined(separator: " ")
             }
             let request = TranscriptionRequest(
-                samples: segment.samples, rate: segment.rate, languageTag: current.language, prompt: prompt,
+                samples: segment.samples, rate: segment.rate, languageTag: translating ? "" : current.language, prompt: prompt,
                 temperature: current.temperature, responseFormat: current.responseFormat.wireName,
-                uploadFormat: current.uploadFormat.wireName)
+                task: current.task, uploadFormat: current.uploadFormat.wireName)
             let chain = transcribers.chain
             let outcome = await chain.run { index -> FallbackChain.Attempt<Transcription> in
                 do throws(TranscriberFailure) {
                     return .served(try await transcribers.members[index].transcribe(request, onPartial: { text in
-                        emit(Self.result(segment, text: text, status: .partial, language: current.language, counters: counters))
+                        emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
                     }))
                 } catch {
                     return .failed(error.error, attempts: error.attempts)
@@ -51,7 +54,8 @@ extension CloudSTTElement {
                 }
                 if let firstByte = transcription.firstByteAt { meta.stamp(.firstByte, at: firstByte) }
                 var output = Self.result(segment, text: transcription.text, status: .final,
-                                         language: Self.resultLanguage(detected: transcription.language, asked: current.language), counters: counters,
+                                         language: translating ? "en" : Self.resultLanguage(detected: transcription.language, asked: current.language),
+                                         counters: counters,
                                          stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs,
                                          provider: transcribers.members[index].name)
                 output.messages = moves.map { ProviderFallback.message(segmentID: segment.id, $0) } + output.messages
@@ -66,7 +70,7 @@ extension CloudSTTElement {
                 } else {
                     text = "no provider could transcribe segment \(segment.id): " + failure.reasons.joined(separator: "; ")
                 }
-                var output = Self.result(segment, text: "", status: .failed, language: current.language, counters: counters,
+                var output = Self.result(segment, text: "", status: .failed, language: language, counters: counters,
                                          warning: "\(name): \(text)")
                 output.messages += moves.map { ProviderFallback.message(segmentID: segment.id, $0) }
                 if failure.everyProviderDisabled && !disabled.isEmpty {
@@ -77,7 +81,7 @@ extension CloudSTTElement {
                 return output
             }
         }, placeholder: { reason in
-            Self.result(segment, text: "", status: .skipped, language: current.language, counters: counters,
+            Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
                         warning: "\(name): segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
     }
