@@ -23,8 +23,8 @@ public struct LocalAssistant: Sendable {
     /// nothing else was asked; the honest answer when nothing was, and after
     /// the answers, the questions it could not answer.
     public func answer(_ text: String, previous: [String], now: Date = Date(), timeZone: TimeZone = .current) -> String {
-        let sentences = Self.sentences(of: text)
-        let intents = sentences.compactMap { intent(of: $0) }
+        let sentences = Self.sentences(of: text).map { (text: $0, intent: intent(of: $0)) }
+        let intents = sentences.compactMap(\.intent)
         let asked = intents.filter { $0 != .greeting }
         guard !intents.isEmpty else {
             let heard = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -44,7 +44,7 @@ public struct LocalAssistant: Sendable {
             // "What's the time? The time, please." is answered once.
             if !answers.contains(answer) { answers.append(answer) }
         }
-        let unanswered = sentences.filter { $0.hasSuffix("?") && intent(of: $0) == nil }
+        let unanswered = sentences.filter { $0.intent == nil && $0.text.hasSuffix("?") }.map(\.text)
         if !unanswered.isEmpty { answers.append("Offline I cannot answer: \(unanswered.joined(separator: " "))") }
         return answers.joined(separator: " ")
     }
