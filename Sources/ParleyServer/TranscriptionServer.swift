@@ -83,6 +83,10 @@ public enum TranscriptionServer {
             if let denied = handler.authorize(request) { return denied }
             return handler.models()
         }
+        router.get("/v1/models/:model") { request, context -> Response in
+            if let denied = handler.authorize(request) { return denied }
+            return handler.model(context.parameters.get("model") ?? "")
+        }
         router.post("/v1/audio/transcriptions") { request, _ -> Response in
             if let denied = handler.authorize(request) { return denied }
             return await handler.recognize(request, task: .transcribe)
@@ -156,9 +160,32 @@ struct TranscriptionHandler: Sendable {
         return Self.error(.unauthorized, "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key")
     }
 
+    /// The names chat completions and speech are usually asked for: both
+    /// take any name (apertium and espeak-ng answer every one), so these are
+    /// what an OpenAI client lists, not a limit.
+    static let chatModelNames = ["gpt-4o-mini", "gpt-4o", "apertium"]
+    static let speechModelNames = ["tts-1", "tts-1-hd", "gpt-4o-mini-tts", "espeak-ng"]
+
+    /// GET /v1/models: every model the routes answer for, speech to text first.
+    var servedModelNames: [String] { modelNames + Self.chatModelNames + Self.speechModelNames }
+
     func models() -> Response {
-        let data = modelNames.map { ["id": $0, "object": "model", "owned_by": "parley"] }
+        let data = servedModelNames.map(Self.modelObject)
         return Self.json(["object": "list", "data": data])
+    }
+
+    /// GET /v1/models/{model}: the model, or OpenAI's model_not_found.
+    func model(_ name: String) -> Response {
+        guard servedModelNames.contains(name) else {
+            return Self.error(.notFound, "The model '\(RequestParameters.shown(name))' does not exist", type: "invalid_request_error",
+                              param: "model", code: "model_not_found")
+        }
+        return Self.json(Self.modelObject(name))
+    }
+
+    /// `created` is required by OpenAI's clients' model type: the server has no date for a model, so 0.
+    static func modelObject(_ name: String) -> [String: Any] {
+        ["id": name, "object": "model", "created": 0, "owned_by": "parley"]
     }
 
     /// /v1/audio/transcriptions (`.transcribe`) and /v1/audio/translations

@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
             user message translated by apertium, streamed or not; the pair from the system prompt's first two \
             language names, "from English to Spanish", else English to Spanish); POST /v1/audio/speech \
             (espeak-ng: response_format pcm, 24 kHz streamed, or wav; OpenAI's voice names; an extra \
-            language field, default en); GET /v1/models; errors in OpenAI's envelope. \
+            language field, default en); GET /v1/models and /v1/models/{model}; errors in OpenAI's envelope. \
             The speech-to-text engine is Whisper-base (a faster-whisper worker process, loaded before \
             the server listens) when scripts/setup has prepared it, else pocketsphinx; --engine chooses. \
             Prints "listening on http://HOST:PORT" once ready. --delay-ms and --jitter-ms \

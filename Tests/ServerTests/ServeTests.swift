@@ -42,7 +42,12 @@ import Testing
         defer { server.stop() }
         let client = HTTPClient()
         let models = try await client.send(HTTPRequest(url: server.url + "/v1/models"))
-        #expect(String(decoding: models.body, as: UTF8.self).contains("\"whisper-1\""))
+        let listed = String(decoding: models.body, as: UTF8.self)
+        for name in ["whisper-1", "gpt-4o-mini", "tts-1"] { #expect(listed.contains("\"\(name)\""), "\(name) in \(listed)") }
+        let one = try await client.send(HTTPRequest(url: server.url + "/v1/models/whisper-1"))
+        #expect(one.status == 200 && String(decoding: one.body, as: UTF8.self).contains("\"id\":\"whisper-1\""))
+        let none = try await client.send(HTTPRequest(url: server.url + "/v1/models/gpt-5"))
+        #expect(none.status == 404 && String(decoding: none.body, as: UTF8.self).contains("model_not_found"))
         let wav = try Data(contentsOf: URL(fileURLWithPath: SpeechFixtures.clips[0]))
         for (format, expected) in [("text", "young man.\n"), ("srt", "1\n00:00:00,000 --> 00:00:0"), ("vtt", "WEBVTT\n\n00:00:00.000 --> "),
                                    ("verbose_json", "\"language\":\"english\""), ("json", "{\"text\":\"He was not an ill-disposed young man.\"}")] {
