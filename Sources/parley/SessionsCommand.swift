@@ -5,6 +5,7 @@ import enum ParleyCore.Session
 import struct ParleyCore.SessionFolder
 import enum ParleyCore.JSONLines
 import struct ParleyCore.SegmentRecord
+import struct ParleyCore.SessionText
 import enum ParleyCore.Subtitles
 import enum ParleyCore.Suggestions
 import class ParleyCore.WAVFileReader
@@ -173,31 +174,53 @@ struct SessionsCommand: AsyncParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Write the session as subtitles, JSON Lines or plain text to standard output.")
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case srt, vtt, jsonl, txt
+        }
+
         @OptionGroup var location: Location
         @Argument(help: "The session.") var id: String
-        @Option(help: "srt, vtt, jsonl or txt.") var format: String = "srt"
-        @Option(help: "A translation's language; empty = the source transcript (srt, vtt).") var language: String = ""
+        @Option(help: "What to write; jsonl is the session's log, every language in it.") var format = Format.srt
+        @Option(help: "A translation's language (es, or its tag es-ES); empty = the source transcript (srt, vtt) or every language (txt).")
+        var language: String = ""
 
         func run() throws {
             let session = try location.find(id)
-            let texts = session.records.compactMap { record -> (SegmentRecord, String)? in
-                let text = language.isEmpty ? record.source?.text : record.translations.first { $0.language == language }?.text
-                return text.flatMap { $0.isEmpty ? nil : (record, $0) }
+            if !language.isEmpty {
+                guard format != .jsonl else { throw ValidationError("--language applies to srt, vtt and txt: jsonl is the session's log, every language in it") }
+                let languages = Set(session.records.flatMap { $0.translations.map(\.language) }).sorted()
+                guard languages.contains(where: { Self.matches($0, language) }) else {
+                    let has = languages.isEmpty ? "no translations" : "translations into \(languages.joined(separator: ", "))"
+                    throw ValidationError("session \(session.id) has no translation into \(language); it has \(has)")
+                }
             }
-            let cues = texts.map { Subtitles.Cue(start: $0.0.start, end: $0.0.end, text: $0.1) }
+            func translation(_ record: SegmentRecord) -> SessionText? {
+                record.translations.first { Self.matches($0.language, language) }
+            }
             switch format {
-            case "srt": print(Subtitles.srt(cues), terminator: "")
-            case "vtt": print(Subtitles.vtt(cues), terminator: "")
-            case "jsonl":
+            case .srt, .vtt:
+                let cues = session.records.compactMap { record -> Subtitles.Cue? in
+                    let text = language.isEmpty ? record.source?.text : translation(record)?.text
+                    guard let text, !text.isEmpty else { return nil }
+                    return Subtitles.Cue(start: record.start, end: record.end, text: text)
+                }
+                print(format == .srt ? Subtitles.srt(cues) : Subtitles.vtt(cues), terminator: "")
+            case .jsonl:
                 print(try JSONLines.text(session.records), terminator: "")
-            case "txt":
+            case .txt:
                 for record in session.records {
                     print("[\(Subtitles.time(record.start, "."))] \(record.source?.text ?? "")")
-                    for translation in record.translations { print("  \(translation.language): \(translation.text)") }
+                    let shown = language.isEmpty ? record.translations : translation(record).map { [$0] } ?? []
+                    for translation in shown { print("  \(translation.language): \(translation.text)") }
                 }
-            default:
-                throw ValidationError("--format must be srt, vtt, jsonl or txt, not \"\(format)\"")
             }
+        }
+
+        /// A translation's language is the one asked for: the same tag, or
+        /// the same language subtag ("es" finds "es-ES" and the other way round).
+        static func matches(_ recorded: String, _ asked: String) -> Bool {
+            recorded == asked || LanguageNames.primary(recorded) == LanguageNames.primary(asked)
         }
     }
 

@@ -115,6 +115,11 @@ import Testing
         #expect(show.stdout.contains("young man") && show.stdout.contains("→ es: "), "\(show.stdout)")
         let export = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "export", "first", "--format", "vtt", "--language", "es"] + dir)
         #expect(SubtitleCheck.cues(export.stdout).count == 3 && export.stdout.hasPrefix("WEBVTT"))
+        let byTag = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "export", "first", "--language", "es-ES"] + dir)
+        #expect(SubtitleCheck.cues(byTag.stdout).count == 3 && byTag.stdout.contains("hombre joven"), "es-ES finds the es translation")
+        let german = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "export", "first", "--language", "de"] + dir)
+        #expect(german.status == 2 && german.stdout.isEmpty && german.stderr.contains("no translation into de; it has translations into es"),
+                "not empty subtitles: \(german.stderr)")
         let replay = folder.appendingPathComponent("replay.wav")
         let play = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "play", "first", "1", "--to", replay.path] + dir)
         #expect(play.status == 0, "\(play.stderr)")
