@@ -185,9 +185,9 @@ struct JobsCommand: ParsableCommand {
 
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Bring finished jobs' outputs here: DIR/JOB/session/ (the recorded session), the other files the pipeline wrote, and result.json.")
+            abstract: "Bring finished jobs' outputs here (or --to DIR): DIR/JOB/session/ (the recorded session), the other files the pipeline wrote, and result.json.")
         @Argument(help: "A batch or job id.") var id: String
-        @Option(help: "The folder to write into.") var to: String
+        @Option(help: "The folder to write into (each job in a folder named by its id).") var to = "."
         @OptionGroup var nats: NatsOptions
 
         func run() throws {
