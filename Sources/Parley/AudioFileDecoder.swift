@@ -39,7 +39,7 @@ public enum AudioFileDecoder {
     }
 
     /// A folder only this user can read (uploads may be private speech).
-    private static func privateFolder() throws(Failure) -> URL {
+    static func privateFolder() throws(Failure) -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-decode-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -69,7 +69,7 @@ public enum AudioFileDecoder {
 
     /// Plays a pipeline to its end on this thread; ends its input once the
     /// file it writes passes `limitBytes`. Whether it did, or the error.
-    private static func playToEnd(_ launch: String, watching output: String, limitBytes: Int) -> Result<Bool, Failure> {
+    static func playToEnd(_ launch: String, watching output: String, limitBytes: Int) -> Result<Bool, Failure> {
         let pipeline: Pipeline
         do { pipeline = try Pipeline(launch: launch) } catch { return .failure(.unreadable(error.description)) }
         final class Outcome: Sendable {

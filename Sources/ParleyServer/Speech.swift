@@ -4,9 +4,11 @@
 // Request: OpenAI's JSON (`model`, `input` up to 4096 characters, `voice`,
 // `response_format`, `speed` 0.25 to 4) plus an optional `language`
 // (BCP-47, default en), an extension: espeak-ng speaks a language, OpenAI's
-// voices speak any. `response_format` is `pcm` (24 kHz S16LE mono, streamed
-// chunk by chunk as espeak-ng synthesizes it) or `wav` (24 kHz, whole);
-// other formats answer 400. Voices map to espeak-ng variants of the
+// voices speak any. `response_format` is OpenAI's: `mp3` (the default, as
+// OpenAI's), `opus` (in Ogg), `aac` (ADTS), `flac`, `wav` (all of them the
+// whole utterance at 24 kHz, once synthesized; mp3, opus and aac through
+// GStreamer's encoders) or `pcm` (24 kHz S16LE mono, streamed chunk by chunk
+// as espeak-ng synthesizes it: what cloudtts asks for); other formats answer 400. Voices map to espeak-ng variants of the
 // language's voice: alloy (default variant), ash m3, ballad m5, coral f2,
 // echo m1, fable m4, nova f3, onyx m7, sage f4, shimmer f5, verse m2.
 import EspeakEngine
@@ -49,9 +51,15 @@ enum SpeechEndpoint {
             return TranscriptionHandler.error(.badRequest, "input must hold 1 to \(maxInput) characters.",
                                               type: "invalid_request_error", param: "input")
         }
-        let format = body.response_format ?? "pcm"
-        guard format == "pcm" || format == "wav" else {
-            return TranscriptionHandler.error(.badRequest, "response_format \"\(format)\" is not served here: use pcm or wav.",
+        let formatName = body.response_format ?? SpeechFormat.mp3.rawValue
+        guard let format = SpeechFormat(rawValue: formatName) else {
+            return TranscriptionHandler.error(.badRequest,
+                "response_format \"\(RequestParameters.shown(formatName))\" is not one of \(SpeechFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
+                type: "invalid_request_error", param: "response_format")
+        }
+        let encode = configuration.encodeSpeech
+        if [.mp3, .opus, .aac].contains(format) && encode == nil {
+            return TranscriptionHandler.error(.badRequest, "response_format \(format.rawValue) needs GStreamer's encoders, which this server has not got: use pcm, wav or flac.",
                                               type: "invalid_request_error", param: "response_format")
         }
         let voiceName = (body.voice ?? "alloy").lowercased()
@@ -78,16 +86,31 @@ enum SpeechEndpoint {
             try? await Task.sleep(for: .milliseconds(max(0, configuration.delayMs + jitter)))
         }
         let chunks = synthesize(input, parameters: parameters)
-        if format == "wav" {
+        guard format == .pcm else {
             var samples: [Int16] = []
             for await chunk in chunks {
-                guard case .audio(let audio) = chunk else { continue }
-                samples += audio
+                switch chunk {
+                case .audio(let audio): samples += audio
+                case .failed(let reason): return TranscriptionHandler.error(.internalServerError, "espeak-ng failed: \(reason)", type: "server_error")
+                }
             }
-            return Response(status: .ok, headers: [.contentType: "audio/wav"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: WAVEncoder.encode(samples, rate: outputRate))))
+            let file: Data
+            switch format {
+            case .wav: file = WAVEncoder.encode(samples, rate: outputRate)
+            case .flac:
+                guard let flac = try? FLACCodec.encode(samples, rate: outputRate) else {
+                    return TranscriptionHandler.error(.internalServerError, "the FLAC encoder failed", type: "server_error")
+                }
+                file = flac
+            default:
+                switch await encode!(samples, outputRate, format) {
+                case .success(let data): file = data
+                case .failure(let failure): return TranscriptionHandler.error(.internalServerError, failure.reason, type: "server_error")
+                }
+            }
+            return Response(status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(bytes: file)))
         }
-        return Response(status: .ok, headers: [.contentType: "audio/pcm"], body: ResponseBody { writer in
+        return Response(status: .ok, headers: [.contentType: format.contentType], body: ResponseBody { writer in
             for await chunk in chunks {
                 guard case .audio(let audio) = chunk else { continue }
                 try await writer.write(ByteBuffer(bytes: audio.withUnsafeBytes { Array($0) }))

@@ -33,12 +33,38 @@ public struct ServerConfiguration: Sendable {
     /// the `parley` executable sets it to GStreamer's decodebin. nil: WAV
     /// and FLAC only (415 for the rest).
     public var decodeOther: (@Sendable (_ data: Data, _ maxSeconds: Double) async -> UploadDecoding)?
+    /// Encodes /v1/audio/speech's answer as mp3, opus or aac: the `parley`
+    /// executable sets it to GStreamer's encoders. nil: those formats are a
+    /// 400 (pcm, wav and flac are the server's own).
+    public var encodeSpeech: (@Sendable (_ samples: [Int16], _ rate: Int, _ format: SpeechFormat) async -> Result<Data, SpeechEncodingFailure>)?
     public init() {}
 
     /// Sample rates an upload may have: telephony to studio.
     public static let acceptedRates = 4_000...192_000
 
     public var isLoopback: Bool { host == "127.0.0.1" || host == "localhost" || host == "::1" }
+}
+
+/// `response_format` of /v1/audio/speech: OpenAI's six, mp3 its default.
+public enum SpeechFormat: String, Sendable, CaseIterable {
+    case mp3, opus, aac, flac, wav, pcm
+
+    var contentType: String {
+        switch self {
+        case .mp3: "audio/mpeg"
+        case .opus: "audio/ogg"
+        case .aac: "audio/aac"
+        case .flac: "audio/flac"
+        case .wav: "audio/wav"
+        case .pcm: "audio/pcm"
+        }
+    }
+}
+
+/// Why `ServerConfiguration.encodeSpeech` could not encode.
+public struct SpeechEncodingFailure: Error, Sendable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
 }
 
 /// What `ServerConfiguration.decodeOther` made of an upload.

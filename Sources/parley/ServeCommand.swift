@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
             Whisper only); POST /v1/chat/completions (the last \
             user message translated by apertium, streamed or not; the pair from the system prompt's first two \
             language names, "from English to Spanish", else English to Spanish); POST /v1/audio/speech \
-            (espeak-ng: response_format pcm, 24 kHz streamed, or wav; OpenAI's voice names; an extra \
+            (espeak-ng: response_format mp3 by default, opus, aac, flac, wav, or pcm at 24 kHz streamed; OpenAI's voice names; an extra \
             language field, default en); GET /v1/models and /v1/models/{model}; errors in OpenAI's envelope. \
             The speech-to-text engine is Whisper-base (a faster-whisper worker process, loaded before \
             the server listens) when scripts/setup has prepared it, else pocketsphinx; --engine chooses. \
@@ -66,6 +66,19 @@ struct ServeCommand: AsyncParsableCommand {
                     case .tooLong: return .tooLong
                     case .unreadable(let reason): return .unreadable(reason)
                     }
+                }
+            }
+        }
+        // /v1/audio/speech in mp3 (OpenAI's default), opus and aac, through GStreamer's encoders.
+        configuration.encodeSpeech = { samples, rate, format in
+            await OffPool.run { () -> Result<Data, SpeechEncodingFailure> in
+                guard let encoded = AudioFileEncoder.Format(rawValue: format.rawValue) else {
+                    return .failure(SpeechEncodingFailure("\(format.rawValue) is not encoded by GStreamer here"))
+                }
+                do throws(AudioFileEncoder.Failure) {
+                    return .success(try AudioFileEncoder.encode(samples, rate: rate, as: encoded))
+                } catch {
+                    return .failure(SpeechEncodingFailure(error.description))
                 }
             }
         }
