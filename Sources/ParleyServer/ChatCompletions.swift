@@ -2,10 +2,11 @@
 // translator's cloud path (and any OpenAI chat client) runs against a real
 // server on loopback.
 //
-// The pair comes from the system prompt: the first two language names it
+// The pair comes from the system (or developer) prompt: the first two language names it
 // mentions, in order ("... from English to Spanish ..."), are the source
 // and target; with none, English to Spanish. The last user message is
-// translated. With `stream=true` the answer is server-sent events in
+// translated; a message's content is a string or an array of parts (their
+// text parts). With `stream=true` the answer is server-sent events in
 // OpenAI's chunk format: a role chunk, one content chunk per word, a chunk
 // with `finish_reason: "stop"`, a usage chunk when
 // `stream_options.include_usage` is set, then `data: [DONE]`.
@@ -41,6 +42,27 @@ final class ChatCompletionsHandler: Sendable {
         struct Message: Decodable {
             var role: String
             var content: String
+
+            enum CodingKeys: String, CodingKey { case role, content }
+            /// A content part; only text parts carry words to translate.
+            struct Part: Decodable { var type: String; var text: String? }
+
+            /// `content` is a string, or (as OpenAI takes it too) an array of
+            /// parts whose text parts are joined; null (an assistant's tool call) is empty.
+            init(from decoder: Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                role = try container.decode(String.self, forKey: .role)
+                if let text = try? container.decode(String.self, forKey: .content) {
+                    content = text
+                } else if let parts = try? container.decode([Part].self, forKey: .content) {
+                    content = parts.filter { $0.type == "text" }.compactMap(\.text).joined(separator: " ")
+                } else if try container.decodeNil(forKey: .content) {
+                    content = ""
+                } else {
+                    throw DecodingError.dataCorruptedError(forKey: .content, in: container,
+                                                           debugDescription: "content must be a string or an array of parts")
+                }
+            }
         }
         struct StreamOptions: Decodable { var include_usage: Bool? }
         var model: String?
@@ -63,7 +85,12 @@ final class ChatCompletionsHandler: Sendable {
         guard let text = body.messages.last(where: { $0.role == "user" })?.content else {
             return TranscriptionHandler.error(.badRequest, "No user message to answer.", type: "invalid_request_error", param: "messages")
         }
-        let named = Self.languages(in: body.messages.first { $0.role == "system" }?.content ?? "")
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            return TranscriptionHandler.error(.badRequest, "The last user message has no text to translate.",
+                                              type: "invalid_request_error", param: "messages")
+        }
+        // "developer" is OpenAI's newer name for the system message.
+        let named = Self.languages(in: body.messages.first { $0.role == "system" || $0.role == "developer" }?.content ?? "")
         let source = named.first ?? "en", target = named.dropFirst().first ?? "es"
         let installed = ApertiumTranslator.installedModes()
         guard let mode = ApertiumTranslator.mode(from: source, to: target, installed: installed) else {

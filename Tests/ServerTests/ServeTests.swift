@@ -121,6 +121,28 @@ import Testing
     }
 }
 
+extension ServeChatTests {
+    @Test func contentPartsAndTheDeveloperRoleAreReadAsOpenAIReadsThem() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        // Newer clients send content as parts and the instructions as "developer".
+        let body = #"{"model":"gpt-4o-mini","messages":[{"role":"developer","content":"Translate from English to French."},{"role":"user","content":[{"type":"text","text":"Good"},{"type":"text","text":"night."}]}]}"#
+        let result = try await TestSupport.run("/usr/bin/curl", [
+            "-sS", "--noproxy", "*", "-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/chat/completions",
+        ])
+        // English to French goes through Spanish (eng-spa+es-fr), as streamtranslator's does.
+        let french = try await TestSupport.run("/bin/sh", ["-c", "echo 'Good night.' | apertium -u eng-spa | apertium -u es-fr"])
+        let answer = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let message = ((answer?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
+        #expect(message == french.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(result.stdout)")
+        let empty = try await TestSupport.run("/usr/bin/curl", [
+            "-sS", "--noproxy", "*", "-H", "Content-Type: application/json",
+            "-d", #"{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}"#, "\(server.url)/v1/chat/completions",
+        ])
+        #expect(empty.stdout.contains("no text to translate") && empty.stdout.contains(#""param":"messages""#), "\(empty.stdout)")
+    }
+}
+
 /// The official `openai` Python package against `parley serve` (its venv is made by scripts/setup).
 @Suite struct OpenAIClientTests {
     @Test func theOpenAIPythonClientStreamsAndGetsWholeAnswers() async throws {
