@@ -34,6 +34,20 @@ public struct LanguageTag: Sendable, Equatable, CustomStringConvertible {
     /// Canonical casing: "zh-Hans-CN".
     public var description: String { ([language] + [script, region].compactMap { $0 }).joined(separator: "-") }
 
+    /// Text in `self` needs no translation into `other`: the same language
+    /// written the same way. A region alone does not make another language
+    /// (en-US and en-GB, es and es-MX are the same); two scripts do (sr-Latn
+    /// and sr-Cyrl), and for Chinese so do traditional and simplified
+    /// characters however they are named (zh-Hant, zh-TW against zh, zh-Hans),
+    /// and Cantonese against Mandarin.
+    public func isSameLanguage(as other: LanguageTag) -> Bool {
+        guard language == other.language else { return false }
+        if language == "zh" {
+            return isTraditionalChinese == other.isTraditionalChinese && isCantonese == other.isCantonese
+        }
+        return script == nil || other.script == nil || script == other.script
+    }
+
     /// Chinese written in traditional characters (zh-Hant, zh-TW, zh-HK, zh-MO).
     public var isTraditionalChinese: Bool {
         language == "zh" && (script == "Hant" || (script == nil && ["TW", "HK", "MO"].contains(region ?? "")))

@@ -4,7 +4,9 @@
 //
 // The pair comes from the system (or developer) prompt: the first two language names it
 // mentions, in order ("... from English to Spanish ..."), are the source
-// and target; with none, English to Spanish. The last user message is
+// and target; one name is the target, from English ("Translate into
+// French"); with none, English to Spanish. Text already in the target
+// language comes back as it is. The last user message is
 // translated; a message's content is a string or an array of parts (their
 // text parts). With `stream=true` the answer is server-sent events in
 // OpenAI's chunk format: a role chunk, one content chunk per word, a chunk
@@ -91,18 +93,25 @@ final class ChatCompletionsHandler: Sendable {
         }
         // "developer" is OpenAI's newer name for the system message.
         let named = Self.languages(in: body.messages.first { $0.role == "system" || $0.role == "developer" }?.content ?? "")
-        let source = named.first ?? "en", target = named.dropFirst().first ?? "es"
+        // Two names: from the first into the second; one ("Translate into French"): into it, from English.
+        let source = named.count >= 2 ? named[0] : "en", target = named.count >= 2 ? named[1] : (named.first ?? "es")
         let installed = ApertiumTranslator.installedModes()
-        guard let mode = ApertiumTranslator.mode(from: source, to: target, installed: installed) else {
-            return TranscriptionHandler.error(.badRequest, ApertiumError.noPair(from: source, to: target, installed: installed).description,
-                                              type: "invalid_request_error", param: "messages")
-        }
-        let translation: String
-        do {
-            let engine = try engine(for: mode)
-            translation = try await OffPool.run { () throws(ApertiumError) in try engine.translate(text) }
-        } catch {
-            return TranscriptionHandler.error(.internalServerError, "\(error)", type: "server_error")
+        let mode: String, translation: String
+        if LanguageNames.primary(source) == LanguageNames.primary(target) {
+            // "From English to English": the text as it is, not a round trip through another language.
+            (mode, translation) = ("none", text)
+        } else {
+            guard let route = ApertiumTranslator.mode(from: source, to: target, installed: installed) else {
+                return TranscriptionHandler.error(.badRequest, ApertiumError.noPair(from: source, to: target, installed: installed).description,
+                                                  type: "invalid_request_error", param: "messages")
+            }
+            mode = route
+            do {
+                let engine = try engine(for: route)
+                translation = try await OffPool.run { () throws(ApertiumError) in try engine.translate(text) }
+            } catch {
+                return TranscriptionHandler.error(.internalServerError, "\(error)", type: "server_error")
+            }
         }
         if configuration.delayMs > 0 || configuration.jitterMs > 0 {
             let jitter = configuration.jitterMs > 0 ? Int.random(in: -configuration.jitterMs...configuration.jitterMs) : 0

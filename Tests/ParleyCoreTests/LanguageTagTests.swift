@@ -40,4 +40,12 @@ import Testing
     func espeakCandidatesGoFromSpecificToBase(tag: String, candidates: [String]) throws {
         #expect(try #require(LanguageTag(tag)).espeakCandidates == candidates)
     }
+
+    @Test(arguments: [("en", "en-GB", true), ("es-MX", "es", true), ("en", "es", false), ("zh", "zh-Hans", true),
+                      ("zh-Hans", "zh-Hant", false), ("zh", "zh-TW", false), ("zh-HK", "zh-Hant", false), ("zh-Hant-HK", "zh-TW", true),
+                      ("sr-Latn", "sr-Cyrl", false), ("sr", "sr-Latn", true)])
+    func sameLanguageIsTheLanguageAndHowItIsWritten(first: String, second: String, same: Bool) throws {
+        let a = try #require(LanguageTag(first)), b = try #require(LanguageTag(second))
+        #expect(a.isSameLanguage(as: b) == same && b.isSameLanguage(as: a) == same, "\(first) \(second)")
+    }
 }

@@ -175,6 +175,21 @@ import Testing
         #expect(byLanguage["gl"]?.first?.text.contains("home") == true)
     }
 
+    @Test func aListenerOfTheSpeakersOwnLanguageGetsTheTextAsItIs() async throws {
+        // An English listener of an English speaker (conversation-fanout's TARGETS=en,es), locally and
+        // through a cloud provider: no round trip through Spanish, no request.
+        let server = try ScriptedHTTPServer([])
+        defer { server.stop() }
+        let texts = ["He was not an ill-disposed young man.", "Where is the station?"]
+        for options in ["provider=local", "provider=compatible base-url=\(server.url)/v1"] {
+            let (results, warnings, error, _) = try await translate(texts, options: "source-language=en-US target-language=en \(options)")
+            #expect(error == nil && warnings.isEmpty, "\(options): \(warnings)")
+            #expect(results.map(\.text) == texts && results.allSatisfy { $0.language == "en" && $0.status == .final }, "\(options): \(results)")
+            #expect(results.allSatisfy { $0.provider == "none (same language)" }, "\(options): \(results.map(\.provider))")
+        }
+        #expect(server.requests.isEmpty, "nothing sent to the provider")
+    }
+
     @Test func resultsKeepSegmentOrderWhenServiceTimesAreShuffled() async throws {
         let server = try await ServeProcess(["--engine", "pocketsphinx", "--delay-ms", "200", "--jitter-ms", "180"])
         defer { _ = server.stop() }

@@ -135,6 +135,16 @@ extension ServeChatTests {
         let answer = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let message = ((answer?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
         #expect(message == french.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(result.stdout)")
+        // One language named is the target, from English (not French into Spanish).
+        for (prompt, expected) in [("Translate the user's message into French.", french.stdout), ("Answer in English.", "Good night.")] {
+            let oneName = try await TestSupport.run("/usr/bin/curl", [
+                "-sS", "--noproxy", "*", "-H", "Content-Type: application/json", "-d",
+                #"{"messages":[{"role":"system","content":"\#(prompt)"},{"role":"user","content":"Good night."}]}"#, "\(server.url)/v1/chat/completions",
+            ])
+            let object = try JSONSerialization.jsonObject(with: Data(oneName.stdout.utf8)) as? [String: Any]
+            let content = ((object?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
+            #expect(content == expected.trimmingCharacters(in: .whitespacesAndNewlines), "\(prompt): \(oneName.stdout)")
+        }
         let empty = try await TestSupport.run("/usr/bin/curl", [
             "-sS", "--noproxy", "*", "-H", "Content-Type: application/json",
             "-d", #"{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}"#, "\(server.url)/v1/chat/completions",

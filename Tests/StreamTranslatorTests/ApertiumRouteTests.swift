@@ -28,6 +28,12 @@ import ApertiumEngine
         #expect(ApertiumTranslator.mode(from: "en", to: "it", installed: ["eng-cat", "cat-ita", "eng-por", "por-ita"]) == "eng-cat+cat-ita")
     }
 
+    @Test func aLanguageHasNoRouteToItself() {
+        // eng-spa+spa-eng would garble English into English.
+        #expect(ApertiumTranslator.mode(from: "en", to: "en-GB", installed: debian) == nil)
+        #expect(ApertiumTranslator.mode(from: "es", to: "es", installed: debian) == nil)
+    }
+
     @Test func dialectsAndOtherShapesAreNeverPartOfARoute() {
         #expect(ApertiumTranslator.mode(from: "en", to: "it", installed: ["eng-cat_valencia", "cat-ita"]) == nil)
         #expect(ApertiumTranslator.mode(from: "es", to: "fr", installed: ["eco-es-fr"]) == nil)

@@ -52,9 +52,13 @@ public final class ApertiumTranslator: @unchecked Sendable {
     /// The mode ("eng-spa") that translates between two BCP-47 tags ("en-US",
     /// "es") among `installed` modes, else a route of two through a language
     /// in between ("eng-spa+spa-ita"); nil when neither exists. Dialect modes
-    /// ("eng-cat_valencia") are never taken for a route.
+    /// ("eng-cat_valencia") are never taken for a route, nor is one that
+    /// comes back to its own language (eng-spa+spa-eng): text already in the
+    /// target language needs no translation, and a round trip would only
+    /// garble it.
     public static func mode(from source: String, to target: String, installed: [String]) -> String? {
         let a = LanguageNames.primary(source), b = LanguageNames.primary(target)
+        guard a != b else { return nil }
         let candidates = [
             "\(threeLetter[a] ?? a)-\(threeLetter[b] ?? b)", "\(a)-\(b)",
         ]

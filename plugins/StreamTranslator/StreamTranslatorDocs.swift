@@ -10,7 +10,7 @@ extension StreamTranslatorElement {
             .init("language", .string, "BCP-47 tag of the translation (target-language)"),
             .init("source-language", .string, "BCP-47 tag of the text translated"),
             .init("source-text", .string, "The text translated"),
-            .init("provider", .string, "Who served it; cache for a cache hit"),
+            .init("provider", .string, "Who served it; cache for a cache hit; none (same language) for text already in the target language, passed on as it is"),
             .init("start", .uint64, "Stream time of the segment (ns)"),
             .init("duration", .uint64, "The segment's length (ns)"),
         ]),

@@ -29,6 +29,12 @@ extension StreamTranslatorElement {
             }
             let text = decoded.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { return result("", .skipped, "the text is empty: nothing to translate") }
+            // Already in the target language (an English listener of an English
+            // speaker): the text itself, from no provider, with no request.
+            if current.mode == .translate && Self.isSameLanguage(source, current.targetLanguage) {
+                return self.final(segment, text: text, source: source, sourceText: text, settings: current,
+                                  provider: Self.sameLanguageProvider, meta: segment.meta, timing: nil).stage
+            }
 
             let prompt = (current.systemPrompt.isEmpty ? current.mode.defaultPrompt : current.systemPrompt)
                 .replacingOccurrences(of: "{source}", with: LanguageNames.name(LanguageNames.primary(source)).capitalized)

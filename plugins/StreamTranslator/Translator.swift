@@ -50,6 +50,19 @@ protocol RemoteTranslator: TextTranslator {
 }
 
 /// Apertium from Debian, one long-lived process per pair (two for a route through a language in between).
+/// `provider=local` when the text is already in the target language (an
+/// English listener of an English speaker): the text itself, no process.
+struct SameLanguageTranslator: TextTranslator {
+    var name: String { "local (same language: not translated)" }
+
+    func translate(_ request: TranslationRequest,
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+        Translation(text: request.text)
+    }
+
+    func shutdown() {}
+}
+
 struct ApertiumTextTranslator: TextTranslator {
     let engine: ApertiumTranslator
     var name: String { "local (apertium \(engine.mode))" }

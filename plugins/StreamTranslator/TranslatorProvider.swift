@@ -50,6 +50,8 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
             let mode = LanguageNames.primary(settings.targetLanguage) == "en" ? nil
                 : ApertiumTranslator.mode(from: "en", to: settings.targetLanguage, installed: installed)
             return LocalAssistantTranslator(answerTranslator: try mode.map { try ApertiumTranslator(mode: $0, timeoutMs: settings.timeoutMs) })
+        case .local where StreamTranslatorElement.isSameLanguage(sourceLanguage, settings.targetLanguage):
+            return SameLanguageTranslator()
         case .local:
             let installed = ApertiumTranslator.installedModes()
             guard let mode = ApertiumTranslator.mode(from: sourceLanguage, to: settings.targetLanguage, installed: installed) else {
