@@ -204,7 +204,9 @@ extension ServeChatTests {
             ])
             #expect(result.stdout == "200 \(contentType)", "\(format): \(result.stdout)")
             // Decoded by GStreamer, as a player would: the same speech, as long and as loud as the WAV.
-            let samples = try AudioFileDecoder.decode(path: file.path, rate: 24_000)
+            // Off Swift's pool: the decoder blocks its thread until GStreamer is done.
+            let path = file.path
+            let samples = try await OffPool.run { () throws(AudioFileDecoder.Failure) in try AudioFileDecoder.decode(path: path, rate: 24_000) }
             let seconds = Double(samples.count) / 24_000, referenceSeconds = Double(reference.count) / 24_000
             #expect(abs(seconds - referenceSeconds) < 0.1, "\(format): \(seconds) s against \(referenceSeconds) s")
             let level = rms(samples.withUnsafeBytes { Data($0) }), referenceLevel = rms(reference.withUnsafeBytes { Data($0) })
