@@ -57,8 +57,9 @@ enum SpeechEndpoint {
                 "response_format \"\(RequestParameters.shown(formatName))\" is not one of \(SpeechFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
                 type: "invalid_request_error", param: "response_format")
         }
-        let encode = configuration.encodeSpeech
-        if [.mp3, .opus, .aac].contains(format) && encode == nil {
+        // Checked before synthesis: a format this server cannot make is the client's mistake to hear at once.
+        let encoder = configuration.encodeSpeech
+        if [.mp3, .opus, .aac].contains(format) && encoder == nil {
             return TranscriptionHandler.error(.badRequest, "response_format \(format.rawValue) needs GStreamer's encoders, which this server has not got: use pcm, wav or flac.",
                                               type: "invalid_request_error", param: "response_format")
         }
@@ -103,7 +104,10 @@ enum SpeechEndpoint {
                 }
                 file = flac
             default:
-                switch await encode!(samples, outputRate, format) {
+                guard let encoder else {
+                    return TranscriptionHandler.error(.internalServerError, "no \(format.rawValue) encoder", type: "server_error")
+                }
+                switch await encoder(samples, outputRate, format) {
                 case .success(let data): file = data
                 case .failure(let failure): return TranscriptionHandler.error(.internalServerError, failure.reason, type: "server_error")
                 }

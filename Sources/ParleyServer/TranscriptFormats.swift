@@ -39,7 +39,10 @@ enum TranscriptFormats {
             }.joined()
             return plain("WEBVTT\n\n" + body, type: "text/vtt")
         case .verbose_json:
-            var body: [String: Any] = ["task": task.rawValue, "language": LanguageNames.name(transcript.language),
+            // A translation's language is its output's, always English (OpenAI's
+            // spec); a transcription's is the language heard.
+            let language = task == .translate ? "english" : LanguageNames.name(transcript.language)
+            var body: [String: Any] = ["task": task.rawValue, "language": language,
                                        "duration": transcript.duration, "text": text]
             if granularities.contains(.segment) {
                 body["segments"] = transcript.segments.enumerated().map { index, segment -> [String: Any] in
