@@ -25,7 +25,7 @@ struct NetworkNamespaceTests {
         for index in 0..<2 {
             let worker = try ParleyProcess(["worker", "--nats", hosts.serverURL(from: index), "--allow-plaintext", "--ack-wait", "4"],
                                            environment: environment, wrapper: hosts.exec(hosts.workers[index]))
-            #expect(await worker.wait(for: "taking jobs", seconds: 30), "\(worker.output)")
+            #expect(worker.wait(for: "taking jobs", seconds: 30), "\(worker.output)")
             workers.append(worker)
         }
         // Plain text to another host is refused unless asked for.
@@ -47,7 +47,7 @@ struct NetworkNamespaceTests {
         // and whichever result comes second, once the link is back, is
         // dropped (on a loaded machine the first host may still win).
         let deadline = Date().addingTimeInterval(60)
-        while !workers[0].output.contains(": started") && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        while !workers[0].output.contains(": started") && Date() < deadline { usleep(10_000) }
         let cutJob = try #require(workers[0].output.split(separator: "\n").first { $0.contains(": started") }?
             .split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) })
         hosts.setLink(worker: 0, up: false)

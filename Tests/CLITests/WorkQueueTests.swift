@@ -39,10 +39,10 @@ struct WorkQueueTests {
 
         /// Starts a worker and waits until it takes jobs.
         @discardableResult
-        func worker(_ extra: [String] = ["--ack-wait", "4"]) async throws -> ParleyProcess {
+        func worker(_ extra: [String] = ["--ack-wait", "4"]) throws -> ParleyProcess {
             // Run from the cluster's folder: what a job writes must not land here.
             let worker = try ParleyProcess(["worker", "--nats", url] + extra, environment: environment, currentDirectory: folder)
-            #expect(await worker.wait(for: "taking jobs", seconds: 30), "worker did not start: \(worker.output)")
+            #expect(worker.wait(for: "taking jobs", seconds: 30), "worker did not start: \(worker.output)")
             workers.append(worker)
             return worker
         }
@@ -98,7 +98,7 @@ struct WorkQueueTests {
 
     @Test func twelveJobsOnThreeWorkersEachGiveOneResultAndTheirSessionsComeBack() async throws {
         let cluster = try Cluster()
-        for _ in 0..<3 { try await cluster.worker() }
+        for _ in 0..<3 { try cluster.worker() }
         let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 12)
         #expect(prompts.count == 12)
         let batch = try await cluster.submit(prompts.map(\.path))
@@ -136,7 +136,7 @@ struct WorkQueueTests {
         // SIGTERM drains: every worker exits 0, saying so.
         for worker in cluster.workers { worker.signal(SIGTERM) }
         for worker in cluster.workers {
-            #expect(await worker.exitStatus(within: 30) == 0)
+            #expect(worker.exitStatus(within: 30) == 0)
             #expect(worker.output.contains("drained"))
         }
     }
@@ -149,14 +149,14 @@ struct WorkQueueTests {
         let kept = workDir.appendingPathComponent("notes.txt")
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
         try "mine".write(to: kept, atomically: true, encoding: .utf8)
-        let worker = try await cluster.worker(["--ack-wait", "4", "--work-dir", workDir.path])
+        let worker = try cluster.worker(["--ack-wait", "4", "--work-dir", workDir.path])
         let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 1)
         let batch = try await cluster.submit(prompts.map(\.path))
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
         #expect(watch.status == 0, "\(watch.stderr)\n\(worker.output)")
 
         worker.signal(SIGTERM)
-        #expect(await worker.exitStatus(within: 30) == 0)
+        #expect(worker.exitStatus(within: 30) == 0)
         #expect(worker.output.contains("drained"))
         #expect(try String(contentsOf: kept, encoding: .utf8) == "mine", "the user's file is gone")
         let left = try FileManager.default.contentsOfDirectory(atPath: workDir.path)
@@ -167,7 +167,7 @@ struct WorkQueueTests {
         let cluster = try Cluster()
         // Jobs take several times the 1 s ack wait: only the worker's
         // in-progress acknowledgements keep them from being delivered again.
-        try await cluster.worker(["--concurrency", "2", "--ack-wait", "1"])
+        try cluster.worker(["--concurrency", "2", "--ack-wait", "1"])
         let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(2)
         let file = TestSupport.packageRoot.appendingPathComponent("pipelines/translate-file.pipeline").path
         let submitted = try await cluster.parley(["submit", file, "--set", "TARGET=es", "--input"] + clips.map(\.path))
@@ -205,8 +205,8 @@ struct WorkQueueTests {
 
     @Test func aCorpusBenchShardedOverTwoWorkersMakesOneReport() async throws {
         let cluster = try Cluster()
-        try await cluster.worker()
-        try await cluster.worker()
+        try cluster.worker()
+        try cluster.worker()
         let corpus = cluster.folder.appendingPathComponent("prompts").path
         let built = try await TestSupport.run(TestSupport.parleyExecutable, ["bench", "corpus", "asterisk", "--to", corpus,
                                               "--limit", "5", "--min-words", "6"], environment: cluster.environment)
@@ -235,8 +235,8 @@ struct WorkQueueTests {
 
     @Test func aWorkerKilledMidJobCostsARetryOnAnotherNothingElse() async throws {
         let cluster = try Cluster()
-        let first = try await cluster.worker(["--ack-wait", "3"])
-        let second = try await cluster.worker(["--ack-wait", "3"])
+        let first = try cluster.worker(["--ack-wait", "3"])
+        let second = try cluster.worker(["--ack-wait", "3"])
         let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(4)
         let batch = try await cluster.submit(clips.map(\.path))
         // Whichever starts a job first is killed in the middle of it.
@@ -244,11 +244,11 @@ struct WorkQueueTests {
         var victim: ParleyProcess?
         while victim == nil && Date() < deadline {
             victim = [first, second].first { $0.output.contains(": started") }
-            try await Task.sleep(for: .milliseconds(10))
+            usleep(10_000)
         }
         let killed = try #require(victim)
         killed.signal(SIGKILL)
-        #expect(await killed.exitStatus(within: 10) != nil)
+        #expect(killed.exitStatus(within: 10) != nil)
         let killedJob = try #require(killed.output.split(separator: "\n").first { $0.contains(": started") }?
             .split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) })
         let survivor = killed === first ? second : first
@@ -288,14 +288,14 @@ struct WorkQueueTests {
         var killed: [ParleyProcess] = []
         var batch = ""
         for attempt in 1...2 {
-            let worker = try await cluster.worker(settings)
+            let worker = try cluster.worker(settings)
             if attempt == 1 { batch = try await cluster.submit([clip.path]) }
-            #expect(await worker.wait(for: ": started, attempt \(attempt) of 2", seconds: 60), "\(worker.output)")
+            #expect(worker.wait(for: ": started, attempt \(attempt) of 2", seconds: 60), "\(worker.output)")
             worker.signal(SIGKILL)
-            #expect(await worker.exitStatus(within: 10) != nil)
+            #expect(worker.exitStatus(within: 10) != nil)
             killed.append(worker)
         }
-        let survivor = try await cluster.worker(settings)
+        let survivor = try cluster.worker(settings)
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "60"])
         #expect(watch.status == 1, "\(watch.stdout)\n\(watch.stderr)\n\(survivor.output)")
         let job = try #require(try await cluster.status(batch).first)
@@ -322,14 +322,14 @@ struct WorkQueueTests {
 
     @Test func aServerRestartMidRunLosesNoJobAndNoResult() async throws {
         let cluster = try Cluster()
-        let workers = [try await cluster.worker(), try await cluster.worker()]
+        let workers = [try cluster.worker(), try cluster.worker()]
         let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 8)
         let batch = try await cluster.submit(prompts.map(\.path))
         let deadline = Date().addingTimeInterval(120)
-        while !workers.contains(where: { $0.output.contains(": done in") }) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while !workers.contains(where: { $0.output.contains(": done in") }) && Date() < deadline { usleep(20_000) }
         #expect(workers.contains { $0.output.contains(": done in") })
         cluster.server.kill()
-        try await Task.sleep(for: .milliseconds(1500))
+        usleep(1_500_000)
         try cluster.server.start()
 
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
@@ -360,7 +360,7 @@ struct WorkQueueTests {
         #expect(refused.stderr.lowercased().contains("author"), "\(refused.stderr)")
         #expect(refused.stderr.contains("the server wants credentials: set NATS_TOKEN"), "\(refused.stderr)")
         // With it: a job goes through.
-        let worker = try await cluster.worker()
+        let worker = try cluster.worker()
         let prompt = try await SpeechFixtures.asteriskPrompts("en", count: 1)[0]
         let batch = try await cluster.submit([prompt.path])
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
@@ -398,7 +398,7 @@ struct WorkQueueTests {
         let refusal = untrusted.stderr.lowercased()
         #expect(refusal.contains("ssl") && untrusted.stderr.contains("name its CA's PEM file in NATS_CA"), "\(untrusted.stderr)")
         // With NATS_CA: a worker takes a job and its result comes back.
-        try await cluster.worker()
+        try cluster.worker()
         let prompt = try await SpeechFixtures.asteriskPrompts("en", count: 1)[0]
         let batch = try await cluster.submit([prompt.path])
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
@@ -411,7 +411,7 @@ struct WorkQueueTests {
 
     @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {
         let cluster = try Cluster()
-        try await cluster.worker(["--ack-wait", "4", "--max-deliver", "2", "--retry-delay", "0.2"])
+        try cluster.worker(["--ack-wait", "4", "--max-deliver", "2", "--retry-delay", "0.2"])
         let corrupt = cluster.folder.appendingPathComponent("corrupt.wav")
         try Data("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt this is not audio".utf8 + (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
             .write(to: corrupt)

@@ -102,15 +102,13 @@ public final class ParleyProcess: @unchecked Sendable {
     public var pid: Int32 { process.processIdentifier }
     public var output: String { watcher.text }
 
-    /// Waits until the output contains `text`, sleeping as a task does: a
-    /// blocked thread of Swift's pool (two on two cores) would stall every
-    /// other test meanwhile.
-    public func wait(for text: String, seconds: Double) async -> Bool {
+    /// Waits until the output contains `text`.
+    public func wait(for text: String, seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if output.contains(text) { return true }
             if !process.isRunning { return output.contains(text) }
-            try? await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
         }
         return false
     }
@@ -118,9 +116,9 @@ public final class ParleyProcess: @unchecked Sendable {
     public func signal(_ number: Int32) { Foundation.kill(pid, number) }
 
     /// Waits for the exit; nil when it did not come within `seconds`.
-    public func exitStatus(within seconds: Double) async -> Int32? {
+    public func exitStatus(within seconds: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        while process.isRunning && Date() < deadline { usleep(20_000) }
         return process.isRunning ? nil : process.terminationStatus
     }
 

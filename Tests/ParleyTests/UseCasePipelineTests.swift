@@ -190,9 +190,8 @@ import Testing
             try? keys.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
         }
         presser.start()
-        // Off Swift's pool: both waits block their thread for the whole run.
-        let printed = await OffPool.run { String(decoding: stdout.wait(seconds: 60), as: UTF8.self) }
-        await OffPool.run { process.waitUntilExit() }
+        let printed = String(decoding: stdout.wait(seconds: 60), as: UTF8.self)
+        process.waitUntilExit()
         #expect(banner.text.contains("push-to-talk:"), "parley run announces push-to-talk once playing")
         #expect(process.terminationStatus == 0, "\(banner.text)")
         let segments = printed.split(separator: "\n").filter { $0.hasPrefix("segment ") }
