@@ -25,7 +25,7 @@ struct NetworkNamespaceTests {
         for index in 0..<2 {
             let worker = try ParleyProcess(["worker", "--nats", hosts.serverURL(from: index), "--allow-plaintext", "--ack-wait", "4"],
                                            environment: environment, wrapper: hosts.exec(hosts.workers[index]))
-            #expect(worker.wait(for: "taking jobs", seconds: 30), "\(worker.output)")
+            #expect(worker.wait(for: "taking jobs", seconds: 120), "\(worker.output)")
             workers.append(worker)
         }
         // Plain text to another host is refused unless asked for.

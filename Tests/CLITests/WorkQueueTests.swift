@@ -42,7 +42,7 @@ struct WorkQueueTests {
         func worker(_ extra: [String] = ["--ack-wait", "4"]) throws -> ParleyProcess {
             // Run from the cluster's folder: what a job writes must not land here.
             let worker = try ParleyProcess(["worker", "--nats", url] + extra, environment: environment, currentDirectory: folder)
-            #expect(worker.wait(for: "taking jobs", seconds: 30), "worker did not start: \(worker.output)")
+            #expect(worker.wait(for: "taking jobs", seconds: 120), "worker did not start: \(worker.output)")
             workers.append(worker)
             return worker
         }

@@ -91,7 +91,7 @@ struct JetStreamTests {
             worker.run(subscriptions)
             stopped.signal()
         }.start()
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(60)
         var result: JobResult?
         while result == nil && Date() < deadline {
             result = try board.result(job: job.id)
