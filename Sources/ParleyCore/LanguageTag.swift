@@ -48,6 +48,12 @@ public struct LanguageTag: Sendable, Equatable, CustomStringConvertible {
         return script == nil || other.script == nil || script == other.script
     }
 
+    /// The same for two tags as written ("en-US", "en"); false when either is no tag.
+    public static func isSameLanguage(_ first: String, _ second: String) -> Bool {
+        guard let a = LanguageTag(first), let b = LanguageTag(second) else { return false }
+        return a.isSameLanguage(as: b)
+    }
+
     /// Chinese written in traditional characters (zh-Hant, zh-TW, zh-HK, zh-MO).
     public var isTraditionalChinese: Bool {
         language == "zh" && (script == "Hant" || (script == nil && ["TW", "HK", "MO"].contains(region ?? "")))

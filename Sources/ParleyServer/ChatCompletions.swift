@@ -97,7 +97,7 @@ final class ChatCompletionsHandler: Sendable {
         let source = named.count >= 2 ? named[0] : "en", target = named.count >= 2 ? named[1] : (named.first ?? "es")
         let installed = ApertiumTranslator.installedModes()
         let mode: String, translation: String
-        if LanguageNames.primary(source) == LanguageNames.primary(target) {
+        if LanguageTag.isSameLanguage(source, target) {
             // "From English to English": the text as it is, not a round trip through another language.
             (mode, translation) = ("none", text)
         } else {

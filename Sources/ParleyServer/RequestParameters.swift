@@ -51,9 +51,9 @@ enum RequestParameters {
         return .success(granularities)
     }
 
-    /// A client's value as an error message may quote it: short, no control characters.
+    /// A client's value as an error message may quote it: one line (SafeText), 40 characters at most.
     static func shown(_ value: String) -> String {
-        String(value.prefix(40)).unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : String($0) }.joined()
+        String(SafeText.oneLine(value).prefix(40))
     }
 
     /// `temperature`: a number from 0 to 1, as OpenAI takes it; 0 when absent.

@@ -59,7 +59,7 @@ enum SpeechEndpoint {
         }
         // Checked before synthesis: a format this server cannot make is the client's mistake to hear at once.
         let encoder = configuration.encodeSpeech
-        if [.mp3, .opus, .aac].contains(format) && encoder == nil {
+        if format.needsEncoder && encoder == nil {
             return TranscriptionHandler.error(.badRequest, "response_format \(format.rawValue) needs GStreamer's encoders, which this server has not got: use pcm, wav or flac.",
                                               type: "invalid_request_error", param: "response_format")
         }

@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
 public enum SpeechFormat: String, Sendable, CaseIterable {
     case mp3, opus, aac, flac, wav, pcm
 
+    /// Made by `ServerConfiguration.encodeSpeech`, not by the server itself.
+    var needsEncoder: Bool { self == .mp3 || self == .opus || self == .aac }
+
     var contentType: String {
         switch self {
         case .mp3: "audio/mpeg"

@@ -220,14 +220,9 @@ public final class StreamTranslatorElement: AsyncTransform {
         return "en"
     }
 
-    /// Text in `source` needs no translation into `target` (see
-    /// LanguageTag.isSameLanguage: en-US is en, zh-Hant is not zh).
+    /// Who served text already in the target language (LanguageTag.isSameLanguage:
+    /// en-US is en, zh-Hant is not zh): no one.
     static let sameLanguageProvider = "none (same language)"
-
-    static func isSameLanguage(_ source: String, _ target: String) -> Bool {
-        guard let a = LanguageTag(source), let b = LanguageTag(target) else { return false }
-        return a.isSameLanguage(as: b)
-    }
 
     /// What is wrong with a target-language, or nil: checked at start, and
     /// by `parley validate` (the property's check).

@@ -31,7 +31,7 @@ extension StreamTranslatorElement {
             guard !text.isEmpty else { return result("", .skipped, "the text is empty: nothing to translate") }
             // Already in the target language (an English listener of an English
             // speaker): the text itself, from no provider, with no request.
-            if current.mode == .translate && Self.isSameLanguage(source, current.targetLanguage) {
+            if current.mode == .translate && LanguageTag.isSameLanguage(source, current.targetLanguage) {
                 return self.final(segment, text: text, source: source, sourceText: text, settings: current,
                                   provider: Self.sameLanguageProvider, meta: segment.meta, timing: nil).stage
             }

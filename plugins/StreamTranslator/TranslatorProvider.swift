@@ -50,7 +50,7 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
             let mode = LanguageNames.primary(settings.targetLanguage) == "en" ? nil
                 : ApertiumTranslator.mode(from: "en", to: settings.targetLanguage, installed: installed)
             return LocalAssistantTranslator(answerTranslator: try mode.map { try ApertiumTranslator(mode: $0, timeoutMs: settings.timeoutMs) })
-        case .local where StreamTranslatorElement.isSameLanguage(sourceLanguage, settings.targetLanguage):
+        case .local where LanguageTag.isSameLanguage(sourceLanguage, settings.targetLanguage):
             return SameLanguageTranslator()
         case .local:
             let installed = ApertiumTranslator.installedModes()
