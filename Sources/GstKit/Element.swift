@@ -126,6 +126,10 @@ public final class Element: @unchecked Sendable {
         return UInt64(position)
     }
 
+    /// Running time now by the pipeline's clock, ns (nil unless PLAYING): the
+    /// time a live source is stamping on what it captures at this moment.
+    public var runningTimeNow: UInt64? { GstKit.runningTimeNow(of: pointer) }
+
     /// Duration in stream time, ns (nil when unknown: a live source).
     public var duration: UInt64? {
         var duration: gint64 = 0

@@ -100,6 +100,9 @@ public struct ElementHandle: @unchecked Sendable {
     /// pad unlinked.
     public func setSinkFlag(_ isSink: Bool) { parley_element_set_sink_flag(pointer, isSink ? 1 : 0) }
 
+    /// The element's running time now by its pipeline's clock (ns); see `runningTimeNow(of:)`.
+    public var runningTimeNow: UInt64? { GstKit.runningTimeNow(of: pointer) }
+
     /// Posts EOS on the bus, as a sink does when the stream has ended.
     public func postEOS() {
         gst_element_post_message(pointer, gst_message_new_eos(objectPointer))
@@ -111,4 +114,19 @@ public struct ElementHandle: @unchecked Sendable {
         let message = gst_message_new_element(objectPointer, structure.makeGstStructure())
         return gst_element_post_message(pointer, message) != 0
     }
+}
+
+/// An element's running time now by its pipeline's clock (clock time minus
+/// base time, ns): the timeline a live source stamps its buffers on once
+/// the segment is applied. Nil unless PLAYING: before the clock runs there
+/// is no such time, and while PAUSED the base time is stale.
+func runningTimeNow(of element: UnsafeMutablePointer<GstElement>) -> UInt64? {
+    // GST_STATE_TARGET(): gst reads it without the object lock too. The target,
+    // not the current state: a live pipeline is PLAYING by its clock (its
+    // elements are) while its sink still waits for a first buffer.
+    guard element.pointee.target_state == GST_STATE_PLAYING, let clock = gst_element_get_clock(element) else { return nil }
+    defer { parley_object_unref(clock) }
+    let now = gst_clock_get_time(clock), base = gst_element_get_base_time(element)
+    guard now != Gst.clockTimeNone, base != Gst.clockTimeNone, now >= base else { return nil }
+    return UInt64(now - base)
 }

@@ -144,6 +144,11 @@ public final class Pipeline: @unchecked Sendable {
     /// Position of the pipeline in stream time, ns.
     public var position: UInt64? { pipeline.position }
 
+    /// Running time now by the pipeline's clock, ns (nil unless PLAYING): the
+    /// timeline of segment and latency times, so an application can say
+    /// where "now" falls among them (a live source is capturing it).
+    public var runningTime: UInt64? { pipeline.runningTimeNow }
+
     /// How far the input has been read and, for a file, how long it is
     /// (stream time, ns). Asked of the first vadsegmenter, whose query goes
     /// upstream to the parser or source that knows (the pipeline's own

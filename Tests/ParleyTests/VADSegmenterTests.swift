@@ -214,23 +214,34 @@ import VADSegmenter
         }
     }
 
-    @Test func pushToTalkFollowsThePropertyWhilePlaying() async throws {
+    /// Plays a live white-noise source in 10 ms buffers (16 kHz) into
+    /// vadsegmenter mode=ptt, each buffer reaching it `lag` s after it was
+    /// made when `lag` is above 0 (a queue holding that much, as a
+    /// microphone's buffering or a loaded machine does); presses the button
+    /// after `before` s and releases it `held` s later. Returns the segments
+    /// and the pipeline's running time just before and just after each
+    /// change was made: the element stamps the change in between, however
+    /// late the test's thread or the audio runs.
+    private func pushToTalk(lag: Double, before: Double, held: Double) async throws
+        -> (segments: [SegmentEvent], press: ClosedRange<Double>, release: ClosedRange<Double>) {
+        let delay = lag > 0 ? "! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 min-threshold-time=\(UInt64(lag * 1e9))" : ""
         let pipeline = try Pipeline(launch: """
-            audiotestsrc is-live=true wave=white-noise volume=0.2 ! audio/x-raw,format=S16LE,channels=1,rate=16000
-            ! vadsegmenter name=vad mode=ptt ! fakesink
+            audiotestsrc is-live=true wave=white-noise volume=0.2 samplesperbuffer=160
+            ! audio/x-raw,format=S16LE,channels=1,rate=16000 \(delay) ! vadsegmenter name=vad mode=ptt ! fakesink
             """)
         try pipeline.play()
-        try await Task.sleep(nanoseconds: 300_000_000)
-        let clock = ContinuousClock()
-        try pipeline.set("ptt-active", of: "vad", to: "true")
-        let pressed = clock.now
-        try await Task.sleep(nanoseconds: 600_000_000)
-        try pipeline.set("ptt-active", of: "vad", to: "false")
-        // A loaded machine may wake the test late: the button was held for
-        // as long as it really was, and the live source's audio says so too.
-        let held = pressed.duration(to: clock.now)
-        let heldSeconds = Double(held.components.seconds) + Double(held.components.attoseconds) / 1e18
-        try await Task.sleep(nanoseconds: 300_000_000)
+        func now() -> Double { pipeline.runningTime.map { Double($0) / 1e9 } ?? -1 }
+        func set(_ down: Bool) throws -> ClosedRange<Double> {
+            let before = now()
+            try pipeline.set("ptt-active", of: "vad", to: down ? "true" : "false")
+            return before...now()
+        }
+        try await Task.sleep(nanoseconds: UInt64(before * 1e9))
+        let press = try set(true)
+        try await Task.sleep(nanoseconds: UInt64(held * 1e9))
+        let release = try set(false)
+        // Long enough for the audio of the release to arrive.
+        try await Task.sleep(nanoseconds: UInt64((lag + 0.3) * 1e9))
         pipeline.sendEOS()
         var found: [SegmentEvent] = []
         for await event in pipeline.events {
@@ -238,10 +249,30 @@ import VADSegmenter
             if case .eos = event { break }
         }
         await onThread { pipeline.stop() }
-        #expect(found.count == 1)
-        #expect(found.first?.reason == "ptt-release")
-        let length = seconds(found.first?.end) - seconds(found.first?.start)
-        #expect(abs(length - heldSeconds) < 0.35, "about the \(heldSeconds) s the button was held: \(length)")
+        return (found, press, release)
+    }
+
+    @Test func pushToTalkFollowsThePropertyWhilePlaying() async throws {
+        let run = try await pushToTalk(lag: 0, before: 0.3, held: 0.6)
+        #expect(run.segments.count == 1)
+        #expect(run.segments.first?.reason == "ptt-release")
+        // The first 10 ms frame at or after each change (a live test source
+        // makes each buffer at its start: one may already be in when a change comes).
+        let start = seconds(run.segments.first?.start), end = seconds(run.segments.first?.end)
+        #expect(run.press.lowerBound > 0 && start >= run.press.lowerBound && start <= run.press.upperBound + 0.02,
+                "pressed within \(run.press) s of running time: \(start)")
+        #expect(end >= run.release.lowerBound && end <= run.release.upperBound + 0.02, "released within \(run.release): \(end)")
+    }
+
+    @Test func pushToTalkCutsWhereTheButtonWasNotWhereTheLateAudioIs() async throws {
+        // Each buffer reaches the element a second after it was captured.
+        // Applied to the next buffer, the press would take in the second of
+        // audio before it and the release cut off the last second before it.
+        let run = try await pushToTalk(lag: 1, before: 0.45, held: 1.1)
+        #expect(run.segments.count == 1)
+        let start = seconds(run.segments.first?.start), end = seconds(run.segments.first?.end)
+        #expect(start >= run.press.lowerBound && start <= run.press.upperBound + 0.02, "pressed within \(run.press): \(start)")
+        #expect(end >= run.release.lowerBound && end <= run.release.upperBound + 0.02, "released within \(run.release): \(end)")
     }
 
     @Test func segmentsArriveAsTypedEventsWithLatency() async throws {

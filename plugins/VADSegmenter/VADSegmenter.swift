@@ -31,7 +31,11 @@
 // silent do, 460 ms after the speech at the default). At EOS the frames
 // still waiting are decided as if silence followed. In ptt and always modes
 // no frame waits: the button or the stream cuts there, and a release is
-// acted on at once.
+// acted on at once. A press or release (`ptt-active`) while PLAYING takes
+// effect at the running time it was made, by the pipeline clock: the frames
+// captured before a release are still in the segment however late they
+// reach the element (a microphone's buffering), and those captured before a
+// press are not (see PushToTalkButton).
 //
 // A segment opens on speech heard with confidence: min-speech-ms of frames
 // at or over `threshold`, at least half of them at or over
@@ -91,7 +95,7 @@ public final class VADSegmenterElement: Filter {
                      blurb: "What decides where segments are; may change while PLAYING (a segment then open ends with reason mode-change)",
                      .enumeration(typeName: "GstParleyVADMode", values: modeValues, default: DEFAULT_MODE.rawValue),
                      flags: [.readWrite, .mutablePlaying]),
-        PropertySpec("ptt-active", nick: "Push-to-talk active", blurb: "In ptt mode, a segment lasts while this is true; set it while PLAYING",
+        PropertySpec("ptt-active", nick: "Push-to-talk active", blurb: "In ptt mode, a segment lasts while this is true; set it while PLAYING: a change applies to the audio captured from the moment it was made (running time by the pipeline clock), in PAUSED or READY from the next buffer",
                      .bool(default: DEFAULT_PTT_ACTIVE), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("drop-silence", nick: "Drop silence", blurb: "Drop audio outside segments; false passes all audio, with the events",
                      .bool(default: DEFAULT_DROP_SILENCE)),
@@ -123,6 +127,8 @@ public final class VADSegmenterElement: Filter {
         /// more (with push-to-talk's state as it was when each arrived).
         var waiting = DecisionDelay<(frame: Frame, pttActive: Bool)>(frames: SpeechClassifier.lookahead)
         var segmenter: Segmenter
+        /// ptt-active as the frames meet it: each change at its running time.
+        var button: PushToTalkButton
         /// Samples of a frame not yet complete (fewer than one frame).
         var carry: [Int16] = []
         /// PTS of carry[0].
@@ -139,7 +145,10 @@ public final class VADSegmenterElement: Filter {
 
     public let element: ElementHandle
     private let settings = Mutex(Settings())
-    private let state = Mutex(State(segmenter: VADSegmenterElement.segmenter(Settings().segmenter)))
+    private let state = Mutex(State(segmenter: VADSegmenterElement.segmenter(Settings().segmenter), button: PushToTalkButton()))
+    /// ptt-active changes made since the streaming thread last looked, with
+    /// the running time of each (set from the application's thread).
+    private let buttonChanges = Mutex<[PushToTalkButton.Change]>([])
     private let segmentsClosed = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) { self.element = element }
@@ -172,7 +181,10 @@ public final class VADSegmenterElement: Filter {
             case "min-speech-ms": settings.segmenter.minSpeechMs = value.int
             case "max-segment-ms": settings.segmenter.maxSegmentMs = value.int
             case "mode": settings.segmenter.mode = SegmentationMode(rawValue: value.int) ?? Self.DEFAULT_MODE
-            case "ptt-active": settings.pttActive = value.bool
+            case "ptt-active":
+                settings.pttActive = value.bool
+                let change = PushToTalkButton.Change(down: value.bool, at: element.runningTimeNow)
+                buttonChanges.withLock { $0.append(change) }
             case "drop-silence": settings.segmenter.dropSilence = value.bool
             case "level-interval-ms": settings.levelIntervalMs = value.int
             default: break
@@ -181,15 +193,21 @@ public final class VADSegmenterElement: Filter {
     }
 
     public func start() throws(ElementMessageText) {
-        let configuration = settings.withLock { $0.segmenter }
+        let (configuration, down) = settings.withLock { ($0.segmenter, $0.pttActive) }
         segmentsClosed.store(0, ordering: .relaxed)
-        state.withLock { $0 = State(segmenter: Self.segmenter(configuration)) }
+        buttonChanges.withLock { $0.removeAll() }
+        state.withLock { $0 = State(segmenter: Self.segmenter(configuration), button: PushToTalkButton(down: down)) }
     }
 
     public func transform(_ buffer: Buffer) -> [Output] {
         let current = settings.withLock { $0 }
         let samples = buffer.int16Samples
+        let changes = buttonChanges.withLock { changes in
+            defer { changes.removeAll() }
+            return changes
+        }
         return decided { state in
+            for change in changes { state.button.record(change) }
             // Settings that may change while PLAYING apply from the next frame.
             state.segmenter.configuration.threshold = current.segmenter.threshold
             state.segmenter.configuration.onsetThreshold = current.segmenter.onsetThreshold
@@ -203,7 +221,7 @@ public final class VADSegmenterElement: Filter {
             let runningTime = state.segment.runningTime(of: buffer.pts)
             if runningTime != Gst.clockTimeNone && state.carry.isEmpty { state.carryPTS = runningTime }
             else if state.carry.isEmpty { state.carryPTS = state.nextPTS }
-            return switched + Self.frames(&state, adding: samples, pttActive: current.pttActive)
+            return switched + Self.frames(&state, adding: samples)
         }
     }
 
@@ -253,7 +271,7 @@ public final class VADSegmenterElement: Filter {
     /// and, once the detector has judged them (`SpeechClassifier.lookahead`
     /// frames later), the segmenter. Frames are views into `samples`; only a frame that
     /// straddles two buffers is assembled from the carried remainder.
-    private static func frames(_ state: inout State, adding samples: [Int16], pttActive: Bool) -> [SegmenterAction] {
+    private static func frames(_ state: inout State, adding samples: [Int16]) -> [SegmenterAction] {
         let size = state.rate / 100
         let duration = UInt64(size) * Gst.second / UInt64(state.rate)
         var actions: [SegmenterAction] = []
@@ -262,6 +280,7 @@ public final class VADSegmenterElement: Filter {
             let probability = frameSamples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
             let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
             let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: 0, energy: energy)
+            let pttActive = state.button.isDown(at: pts)
             // Push-to-talk and always cut where the button or the stream says,
             // not the detector: no frame waits for its lookahead (a release is
             // acted on at once). Level readings and mean-probability then get
@@ -407,11 +426,16 @@ public final class VADSegmenterElement: Filter {
         case .eos:
             return decided { state in Self.drain(&state) + state.segmenter.finish() } + [.event(event)]
         case .flushStop:
-            let configuration = settings.withLock { $0.segmenter }
+            let (configuration, down) = settings.withLock { ($0.segmenter, $0.pttActive) }
+            // A flushing seek starts running time again: changes stamped on
+            // the old timeline would land at the wrong frames, so the button
+            // starts from where it is now.
+            buttonChanges.withLock { $0.removeAll() }
             state.withLock { state in
                 // sentSegment is false again: the next segment is forwarded.
                 let rate = state.rate
-                state = State(rate: rate, detector: SpeechClassifier(rate: rate), segmenter: Self.segmenter(configuration))
+                state = State(rate: rate, detector: SpeechClassifier(rate: rate), segmenter: Self.segmenter(configuration),
+                              button: PushToTalkButton(down: down))
             }
             return [.event(event)]
         default:
