@@ -275,6 +275,37 @@ import VADSegmenter
         #expect(end >= run.release.lowerBound && end <= run.release.upperBound + 0.02, "released within \(run.release): \(end)")
     }
 
+    @Test func switchingModeEndsTheSegmentWhereTheSwitchWasMadeNotWhereTheLateAudioIs() async throws {
+        // A reading played in real time, reaching vadsegmenter a second late
+        // (a queue holding that much), switched to push-to-talk (button up)
+        // two seconds in, in the middle of a sentence.
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(SpeechFixtures.clips[2]) ! wavparse ! identity sync=true
+            ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 min-threshold-time=1000000000
+            ! vadsegmenter name=vad ! fakesink async=false
+            """)
+        try pipeline.play()
+        func now() -> Double { pipeline.runningTime.map { Double($0) / 1e9 } ?? 0 }
+        for _ in 0..<6_000 where now() < 2.0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        let before = now()
+        try pipeline.set("mode", of: "vad", to: "ptt")
+        let switched = before...now()
+        try await Task.sleep(nanoseconds: 1_300_000_000)
+        pipeline.sendEOS()
+        var found: [SegmentEvent] = []
+        for await event in pipeline.events {
+            if case .segment(let segment) = event, segment.end != nil { found.append(segment) }
+            if case .eos = event { break }
+        }
+        await onThread { pipeline.stop() }
+        #expect(found.map(\.reason) == ["mode-change"], "\(found)")
+        // The segmenter had judged the frames up to the detector's lookahead
+        // before the switch; the last of those ends the segment.
+        let end = seconds(found.first?.end), lookahead = Double(VADSegmenterElement.lookaheadMs) / 1000
+        #expect(end >= switched.lowerBound - lookahead - 0.02 && end <= switched.upperBound + 0.02,
+                "switched within \(switched) s of running time: \(end)")
+    }
+
     @Test func segmentsArriveAsTypedEventsWithLatency() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let (segments, latencies) = try await segmentsWithLatency("filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! fakesink")

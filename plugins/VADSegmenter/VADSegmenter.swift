@@ -31,11 +31,12 @@
 // silent do, 460 ms after the speech at the default). At EOS the frames
 // still waiting are decided as if silence followed. In ptt and always modes
 // no frame waits: the button or the stream cuts there, and a release is
-// acted on at once. A press or release (`ptt-active`) while PLAYING takes
-// effect at the running time it was made, by the pipeline clock: the frames
-// captured before a release are still in the segment however late they
-// reach the element (a microphone's buffering), and those captured before a
-// press are not (see PushToTalkButton).
+// acted on at once. A press or release (`ptt-active`) or a `mode` switch
+// while PLAYING takes effect at the running time it was made, by the
+// pipeline clock: the frames captured before a release are still in the
+// segment however late they reach the element (a microphone's buffering),
+// those captured before a press are not, and a switch ends the segment
+// being spoken where the switch was made (see ClockedSetting).
 //
 // A segment opens on speech heard with confidence: min-speech-ms of frames
 // at or over `threshold`, at least half of them at or over
@@ -92,7 +93,7 @@ public final class VADSegmenterElement: Filter {
         PropertySpec("max-segment-ms", nick: "Maximum segment", blurb: "Longer segments are cut at the quietest frame of their last 500 ms, in ms",
                      .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
         PropertySpec("mode", nick: "Mode",
-                     blurb: "What decides where segments are; may change while PLAYING (a segment then open ends with reason mode-change)",
+                     blurb: "What decides where segments are; may change while PLAYING, from the audio captured when it was changed (running time by the pipeline clock; a segment then open ends with reason mode-change)",
                      .enumeration(typeName: "GstParleyVADMode", values: modeValues, default: DEFAULT_MODE.rawValue),
                      flags: [.readWrite, .mutablePlaying]),
         PropertySpec("ptt-active", nick: "Push-to-talk active", blurb: "In ptt mode, a segment lasts while this is true; set it while PLAYING: a change applies to the audio captured from the moment it was made (running time by the pipeline clock), in PAUSED or READY from the next buffer",
@@ -121,14 +122,24 @@ public final class VADSegmenterElement: Filter {
 
     /// Touched only from the streaming thread; replaced whole on start and flush.
     struct State {
-        var rate = 16_000
-        var detector = SpeechClassifier(rate: 16_000)
+        var rate: Int
+        var detector: SpeechClassifier
         /// Frames whose probability the detector gives only after `lookahead`
         /// more (with push-to-talk's state as it was when each arrived).
         var waiting = DecisionDelay<(frame: Frame, pttActive: Bool)>(frames: SpeechClassifier.lookahead)
         var segmenter: Segmenter
-        /// ptt-active as the frames meet it: each change at its running time.
-        var button: PushToTalkButton
+        /// ptt-active and mode as the frames meet them: each change at the
+        /// running time it was made.
+        var button: ClockedSetting<Bool>
+        var mode: ClockedSetting<SegmentationMode>
+
+        init(rate: Int = 16_000, configuration: SegmenterConfiguration, buttonDown: Bool) {
+            self.rate = rate
+            detector = SpeechClassifier(rate: rate)
+            segmenter = VADSegmenterElement.segmenter(configuration)
+            button = ClockedSetting(buttonDown)
+            mode = ClockedSetting(configuration.mode)
+        }
         /// Samples of a frame not yet complete (fewer than one frame).
         var carry: [Int16] = []
         /// PTS of carry[0].
@@ -145,10 +156,15 @@ public final class VADSegmenterElement: Filter {
 
     public let element: ElementHandle
     private let settings = Mutex(Settings())
-    private let state = Mutex(State(segmenter: VADSegmenterElement.segmenter(Settings().segmenter), button: PushToTalkButton()))
-    /// ptt-active changes made since the streaming thread last looked, with
-    /// the running time of each (set from the application's thread).
-    private let buttonChanges = Mutex<[PushToTalkButton.Change]>([])
+    private let state = Mutex(State(configuration: Settings().segmenter, buttonDown: Settings().pttActive))
+    /// ptt-active and mode changes made since the streaming thread last
+    /// looked, with the running time of each (set from the application's thread).
+    private let changes = Mutex(ClockedChanges())
+
+    struct ClockedChanges {
+        var button: [ClockedSetting<Bool>.Change] = []
+        var mode: [ClockedSetting<SegmentationMode>.Change] = []
+    }
     private let segmentsClosed = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) { self.element = element }
@@ -180,11 +196,14 @@ public final class VADSegmenterElement: Filter {
             case "silence-duration-ms": settings.segmenter.silenceDurationMs = value.int
             case "min-speech-ms": settings.segmenter.minSpeechMs = value.int
             case "max-segment-ms": settings.segmenter.maxSegmentMs = value.int
-            case "mode": settings.segmenter.mode = SegmentationMode(rawValue: value.int) ?? Self.DEFAULT_MODE
+            case "mode":
+                settings.segmenter.mode = SegmentationMode(rawValue: value.int) ?? Self.DEFAULT_MODE
+                let change = ClockedSetting.Change(settings.segmenter.mode, at: element.runningTimeNow)
+                changes.withLock { $0.mode.append(change) }
             case "ptt-active":
                 settings.pttActive = value.bool
-                let change = PushToTalkButton.Change(down: value.bool, at: element.runningTimeNow)
-                buttonChanges.withLock { $0.append(change) }
+                let change = ClockedSetting.Change(value.bool, at: element.runningTimeNow)
+                changes.withLock { $0.button.append(change) }
             case "drop-silence": settings.segmenter.dropSilence = value.bool
             case "level-interval-ms": settings.levelIntervalMs = value.int
             default: break
@@ -195,24 +214,25 @@ public final class VADSegmenterElement: Filter {
     public func start() throws(ElementMessageText) {
         let (configuration, down) = settings.withLock { ($0.segmenter, $0.pttActive) }
         segmentsClosed.store(0, ordering: .relaxed)
-        buttonChanges.withLock { $0.removeAll() }
-        state.withLock { $0 = State(segmenter: Self.segmenter(configuration), button: PushToTalkButton(down: down)) }
+        changes.withLock { $0 = ClockedChanges() }
+        state.withLock { $0 = State(configuration: configuration, buttonDown: down) }
     }
 
     public func transform(_ buffer: Buffer) -> [Output] {
         let current = settings.withLock { $0 }
         let samples = buffer.int16Samples
-        let changes = buttonChanges.withLock { changes in
-            defer { changes.removeAll() }
+        let made = changes.withLock { changes in
+            defer { changes = ClockedChanges() }
             return changes
         }
         return decided { state in
-            for change in changes { state.button.record(change) }
-            // Settings that may change while PLAYING apply from the next frame.
+            for change in made.button { state.button.record(change) }
+            for change in made.mode { state.mode.record(change) }
+            // Settings that may change while PLAYING apply from the next frame
+            // (ptt-active and mode from the frame at their running time).
             state.segmenter.configuration.threshold = current.segmenter.threshold
             state.segmenter.configuration.onsetThreshold = current.segmenter.onsetThreshold
             state.segmenter.configuration.silenceDurationMs = current.segmenter.silenceDurationMs
-            let switched = state.segmenter.switchMode(to: current.segmenter.mode)
             if current.levelIntervalMs <= 0 {
                 state.levels = nil
             } else if state.levels?.intervalMs != current.levelIntervalMs {
@@ -221,7 +241,7 @@ public final class VADSegmenterElement: Filter {
             let runningTime = state.segment.runningTime(of: buffer.pts)
             if runningTime != Gst.clockTimeNone && state.carry.isEmpty { state.carryPTS = runningTime }
             else if state.carry.isEmpty { state.carryPTS = state.nextPTS }
-            return switched + Self.frames(&state, adding: samples)
+            return Self.frames(&state, adding: samples)
         }
     }
 
@@ -280,7 +300,8 @@ public final class VADSegmenterElement: Filter {
             let probability = frameSamples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
             let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
             let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: 0, energy: energy)
-            let pttActive = state.button.isDown(at: pts)
+            actions += state.segmenter.switchMode(to: state.mode.value(at: pts))
+            let pttActive = state.button.value(at: pts)
             // Push-to-talk and always cut where the button or the stream says,
             // not the detector: no frame waits for its lookahead (a release is
             // acted on at once). Level readings and mean-probability then get
@@ -429,13 +450,11 @@ public final class VADSegmenterElement: Filter {
             let (configuration, down) = settings.withLock { ($0.segmenter, $0.pttActive) }
             // A flushing seek starts running time again: changes stamped on
             // the old timeline would land at the wrong frames, so the button
-            // starts from where it is now.
-            buttonChanges.withLock { $0.removeAll() }
+            // and the mode start from where they are now.
+            changes.withLock { $0 = ClockedChanges() }
             state.withLock { state in
                 // sentSegment is false again: the next segment is forwarded.
-                let rate = state.rate
-                state = State(rate: rate, detector: SpeechClassifier(rate: rate), segmenter: Self.segmenter(configuration),
-                              button: PushToTalkButton(down: down))
+                state = State(rate: state.rate, configuration: configuration, buttonDown: down)
             }
             return [.event(event)]
         default:
