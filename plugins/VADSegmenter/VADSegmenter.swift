@@ -300,7 +300,17 @@ public final class VADSegmenterElement: Filter {
             let probability = frameSamples.withUnsafeBufferPointer { state.detector.probability(of: $0) }
             let energy = frameSamples.reduce(0.0) { $0 + Double($1) * Double($1) }
             let frame = Frame(samples: frameSamples, pts: pts, duration: duration, probability: 0, energy: energy)
-            actions += state.segmenter.switchMode(to: state.mode.value(at: pts))
+            let mode = state.mode.value(at: pts)
+            if mode != state.segmenter.configuration.mode {
+                // The frames still waiting for the lookahead came before the
+                // switch: the mode they were heard in decides them (with the
+                // detector's latest judgment), so the segment it ends keeps
+                // them and the next one starts right after.
+                for pair in state.waiting.drain({ probability }) {
+                    actions += decide(&state, pair.frame.frame, probability: pair.probability, pttActive: pair.frame.pttActive)
+                }
+                actions += state.segmenter.switchMode(to: mode)
+            }
             let pttActive = state.button.value(at: pts)
             // Push-to-talk and always cut where the button or the stream says,
             // not the detector: no frame waits for its lookahead (a release is
