@@ -93,7 +93,7 @@ let package = Package(
         .target(name: "ParleyTestSupport", dependencies: ["ParleyCore"], path: "Tests/ParleyTestSupport"),
         .testTarget(name: "CLITests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/CLITests"),
         .testTarget(name: "ServerTests", dependencies: ["Parley", "ParleyCore", "ParleyTestSupport"], path: "Tests/ServerTests"),
-        .testTarget(name: "ParleyJobsTests", dependencies: ["ParleyJobs", "ParleyTestSupport"], path: "Tests/ParleyJobsTests"),
+        .testTarget(name: "ParleyJobsTests", dependencies: ["ParleyJobs", "ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyJobsTests"),
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),

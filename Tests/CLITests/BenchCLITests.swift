@@ -103,7 +103,7 @@ import Testing
         let watcher = LineWatcher(errors, waitingFor: "(1/2)")
         try ProcessEnvironment.whileSpawning { try process.run() }
         // The first prompt has played; its results come within the 12 s pause before the second.
-        let played = await Task.detached { watcher.wait(seconds: 120) }.value
+        let played = await watcher.wait(seconds: 120)
         #expect(played, "\(watcher.text)")
         // Interrupt once the first prompt's segment has been through every
         // stage: the session log gets its line then (a loaded machine can
@@ -115,7 +115,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
         }
         process.interrupt()
-        await Task.detached { process.waitUntilExit() }.value
+        await process.waitUntilExit()
         #expect(process.terminationStatus == 130, "\(watcher.text)")
         #expect(watcher.text.contains("interrupted: the report covers the 1 recordings that finished"), "\(watcher.text)")
         let summary = try report(output)

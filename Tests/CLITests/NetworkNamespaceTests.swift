@@ -14,7 +14,7 @@ struct NetworkNamespaceTests {
         defer { hosts.remove() }
         let folder = TestSupport.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try NATSServer(storage: folder.appendingPathComponent("store"), host: "0.0.0.0", port: 4222,
+        let server = try await NATSServer(storage: folder.appendingPathComponent("store"), host: "0.0.0.0", port: 4222,
                                     wrapper: hosts.exec(hosts.server))
         defer { server.kill() }
         let environment = TestSupport.gstEnvironment(registry: folder)
@@ -25,7 +25,7 @@ struct NetworkNamespaceTests {
         for index in 0..<2 {
             let worker = try ParleyProcess(["worker", "--nats", hosts.serverURL(from: index), "--allow-plaintext", "--ack-wait", "4"],
                                            environment: environment, wrapper: hosts.exec(hosts.workers[index]))
-            #expect(worker.wait(for: "taking jobs", seconds: 120), "\(worker.output)")
+            #expect(await worker.wait(for: "taking jobs", seconds: 120), "\(worker.output)")
             workers.append(worker)
         }
         // Plain text to another host is refused unless asked for.
@@ -46,8 +46,7 @@ struct NetworkNamespaceTests {
         // longer than the ack wait: the job is delivered to the other host,
         // and whichever result comes second, once the link is back, is
         // dropped (on a loaded machine the first host may still win).
-        let deadline = Date().addingTimeInterval(60)
-        while !workers[0].output.contains(": started") && Date() < deadline { usleep(10_000) }
+        _ = await workers[0].wait(for: ": started", seconds: 60)
         let cutJob = try #require(workers[0].output.split(separator: "\n").first { $0.contains(": started") }?
             .split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) })
         hosts.setLink(worker: 0, up: false)

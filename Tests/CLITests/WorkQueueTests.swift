@@ -29,8 +29,8 @@ struct WorkQueueTests {
         var url: String
         var workers: [ParleyProcess] = []
 
-        init(serverOptions: [String] = [], environment extra: [String: String] = [:]) throws {
-            server = try NATSServer(storage: folder.appendingPathComponent("store"), options: serverOptions)
+        init(serverOptions: [String] = [], environment extra: [String: String] = [:]) async throws {
+            server = try await NATSServer(storage: folder.appendingPathComponent("store"), options: serverOptions)
             environment = TestSupport.gstEnvironment(registry: folder).merging(extra) { _, new in new }
             pipelineFile = folder.appendingPathComponent("transcribe.pipeline").path
             try WorkQueueTests.pipeline.write(toFile: pipelineFile, atomically: true, encoding: .utf8)
@@ -39,10 +39,10 @@ struct WorkQueueTests {
 
         /// Starts a worker and waits until it takes jobs.
         @discardableResult
-        func worker(_ extra: [String] = ["--ack-wait", "4"]) throws -> ParleyProcess {
+        func worker(_ extra: [String] = ["--ack-wait", "4"]) async throws -> ParleyProcess {
             // Run from the cluster's folder: what a job writes must not land here.
             let worker = try ParleyProcess(["worker", "--nats", url] + extra, environment: environment, currentDirectory: folder)
-            #expect(worker.wait(for: "taking jobs", seconds: 120), "worker did not start: \(worker.output)")
+            #expect(await worker.wait(for: "taking jobs", seconds: 120), "worker did not start: \(worker.output)")
             workers.append(worker)
             return worker
         }
@@ -97,8 +97,8 @@ struct WorkQueueTests {
     }
 
     @Test func twelveJobsOnThreeWorkersEachGiveOneResultAndTheirSessionsComeBack() async throws {
-        let cluster = try Cluster()
-        for _ in 0..<3 { try cluster.worker() }
+        let cluster = try await Cluster()
+        for _ in 0..<3 { try await cluster.worker() }
         let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 12)
         #expect(prompts.count == 12)
         let batch = try await cluster.submit(prompts.map(\.path))
@@ -136,7 +136,7 @@ struct WorkQueueTests {
         // SIGTERM drains: every worker exits 0, saying so.
         for worker in cluster.workers { worker.signal(SIGTERM) }
         for worker in cluster.workers {
-            #expect(worker.exitStatus(within: 30) == 0)
+            #expect(await worker.exitStatus(within: 30) == 0)
             #expect(worker.output.contains("drained"))
         }
     }
@@ -144,19 +144,19 @@ struct WorkQueueTests {
     /// `--work-dir` is the user's folder: a job's own folder in it is gone
     /// when the job ends, and what the user kept there outlives the worker.
     @Test func aWorkerLeavesItsWorkDirAndWhatTheUserKeptThere() async throws {
-        let cluster = try Cluster()
+        let cluster = try await Cluster()
         let workDir = cluster.folder.appendingPathComponent("work")
         let kept = workDir.appendingPathComponent("notes.txt")
         try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
         try "mine".write(to: kept, atomically: true, encoding: .utf8)
-        let worker = try cluster.worker(["--ack-wait", "4", "--work-dir", workDir.path])
+        let worker = try await cluster.worker(["--ack-wait", "4", "--work-dir", workDir.path])
         let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 1)
         let batch = try await cluster.submit(prompts.map(\.path))
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
         #expect(watch.status == 0, "\(watch.stderr)\n\(worker.output)")
 
         worker.signal(SIGTERM)
-        #expect(worker.exitStatus(within: 30) == 0)
+        #expect(await worker.exitStatus(within: 30) == 0)
         #expect(worker.output.contains("drained"))
         #expect(try String(contentsOf: kept, encoding: .utf8) == "mine", "the user's file is gone")
         let left = try FileManager.default.contentsOfDirectory(atPath: workDir.path)
@@ -164,10 +164,10 @@ struct WorkQueueTests {
     }
 
     @Test func theTranslatePipelineOnAWorkerBringsBackSubtitlesSpokenAudioAndTheSession() async throws {
-        let cluster = try Cluster()
+        let cluster = try await Cluster()
         // Jobs take several times the 1 s ack wait: only the worker's
         // in-progress acknowledgements keep them from being delivered again.
-        try cluster.worker(["--concurrency", "2", "--ack-wait", "1"])
+        try await cluster.worker(["--concurrency", "2", "--ack-wait", "1"])
         let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(2)
         let file = TestSupport.packageRoot.appendingPathComponent("pipelines/translate-file.pipeline").path
         let submitted = try await cluster.parley(["submit", file, "--set", "TARGET=es", "--input"] + clips.map(\.path))
@@ -204,9 +204,9 @@ struct WorkQueueTests {
     }
 
     @Test func aCorpusBenchShardedOverTwoWorkersMakesOneReport() async throws {
-        let cluster = try Cluster()
-        try cluster.worker()
-        try cluster.worker()
+        let cluster = try await Cluster()
+        try await cluster.worker()
+        try await cluster.worker()
         let corpus = cluster.folder.appendingPathComponent("prompts").path
         let built = try await TestSupport.run(TestSupport.parleyExecutable, ["bench", "corpus", "asterisk", "--to", corpus,
                                               "--limit", "5", "--min-words", "6"], environment: cluster.environment)
@@ -234,21 +234,24 @@ struct WorkQueueTests {
     }
 
     @Test func aWorkerKilledMidJobCostsARetryOnAnotherNothingElse() async throws {
-        let cluster = try Cluster()
-        let first = try cluster.worker(["--ack-wait", "3"])
-        let second = try cluster.worker(["--ack-wait", "3"])
+        let cluster = try await Cluster()
+        let first = try await cluster.worker(["--ack-wait", "3"])
+        let second = try await cluster.worker(["--ack-wait", "3"])
         let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(4)
         let batch = try await cluster.submit(clips.map(\.path))
         // Whichever starts a job first is killed in the middle of it.
-        let deadline = Date().addingTimeInterval(60)
-        var victim: ParleyProcess?
-        while victim == nil && Date() < deadline {
-            victim = [first, second].first { $0.output.contains(": started") }
-            usleep(10_000)
+        let victim = await OffPool.run { () -> ParleyProcess? in
+            let deadline = Date().addingTimeInterval(60)
+            var victim: ParleyProcess?
+            while victim == nil && Date() < deadline {
+                victim = [first, second].first { $0.output.contains(": started") }
+                usleep(10_000)
+            }
+            return victim
         }
         let killed = try #require(victim)
         killed.signal(SIGKILL)
-        #expect(killed.exitStatus(within: 10) != nil)
+        #expect(await killed.exitStatus(within: 10) != nil)
         let killedJob = try #require(killed.output.split(separator: "\n").first { $0.contains(": started") }?
             .split(separator: " ").dropFirst(2).first.map { String($0.dropLast()) })
         let survivor = killed === first ? second : first
@@ -282,20 +285,20 @@ struct WorkQueueTests {
     /// unanswered too, and says so only in an advisory: a live worker turns
     /// that into the job's `failed` result.
     @Test func aJobWhoseEveryWorkerDiesIsRecordedFailedWithEachDeath() async throws {
-        let cluster = try Cluster()
+        let cluster = try await Cluster()
         let settings = ["--ack-wait", "2", "--max-deliver", "2"]
         let clip = try #require(SpeechFixtures.librivoxWithTranscripts().first)
         var killed: [ParleyProcess] = []
         var batch = ""
         for attempt in 1...2 {
-            let worker = try cluster.worker(settings)
+            let worker = try await cluster.worker(settings)
             if attempt == 1 { batch = try await cluster.submit([clip.path]) }
-            #expect(worker.wait(for: ": started, attempt \(attempt) of 2", seconds: 60), "\(worker.output)")
+            #expect(await worker.wait(for: ": started, attempt \(attempt) of 2", seconds: 60), "\(worker.output)")
             worker.signal(SIGKILL)
-            #expect(worker.exitStatus(within: 10) != nil)
+            #expect(await worker.exitStatus(within: 10) != nil)
             killed.append(worker)
         }
-        let survivor = try cluster.worker(settings)
+        let survivor = try await cluster.worker(settings)
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "60"])
         #expect(watch.status == 1, "\(watch.stdout)\n\(watch.stderr)\n\(survivor.output)")
         let job = try #require(try await cluster.status(batch).first)
@@ -321,16 +324,18 @@ struct WorkQueueTests {
     }
 
     @Test func aServerRestartMidRunLosesNoJobAndNoResult() async throws {
-        let cluster = try Cluster()
-        let workers = [try cluster.worker(), try cluster.worker()]
+        let cluster = try await Cluster()
+        let workers = await [try cluster.worker(), try cluster.worker()]
         let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 8)
         let batch = try await cluster.submit(prompts.map(\.path))
-        let deadline = Date().addingTimeInterval(120)
-        while !workers.contains(where: { $0.output.contains(": done in") }) && Date() < deadline { usleep(20_000) }
+        await OffPool.run {
+            let deadline = Date().addingTimeInterval(120)
+            while !workers.contains(where: { $0.output.contains(": done in") }) && Date() < deadline { usleep(20_000) }
+        }
         #expect(workers.contains { $0.output.contains(": done in") })
         cluster.server.kill()
-        usleep(1_500_000)
-        try cluster.server.start()
+        try await Task.sleep(for: .milliseconds(1_500))
+        try await cluster.server.start()
 
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "300"])
         #expect(watch.status == 0, "\(watch.stderr)\n\(workers.map(\.output).joined(separator: "\n"))")
@@ -350,7 +355,7 @@ struct WorkQueueTests {
 
     @Test func aServerThatWantsATokenGetsItFromTheEnvironmentAndItShowsNowhere() async throws {
         let token = "tok-\(UUID().uuidString)"
-        let cluster = try Cluster(serverOptions: ["--auth", token], environment: ["NATS_TOKEN": token])
+        let cluster = try await Cluster(serverOptions: ["--auth", token], environment: ["NATS_TOKEN": token])
         // Without the token: refused, said plainly, exit 1.
         var bare = cluster.environment
         bare["NATS_TOKEN"] = nil
@@ -360,7 +365,7 @@ struct WorkQueueTests {
         #expect(refused.stderr.lowercased().contains("author"), "\(refused.stderr)")
         #expect(refused.stderr.contains("the server wants credentials: set NATS_TOKEN"), "\(refused.stderr)")
         // With it: a job goes through.
-        let worker = try cluster.worker()
+        let worker = try await cluster.worker()
         let prompt = try await SpeechFixtures.asteriskPrompts("en", count: 1)[0]
         let batch = try await cluster.submit([prompt.path])
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
@@ -381,7 +386,7 @@ struct WorkQueueTests {
         let certificatesFolder = TestSupport.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: certificatesFolder) }
         let certificates = try await TestCertificates(in: certificatesFolder)
-        let cluster = try Cluster(serverOptions: ["--tls", "--tlscert", certificates.certificate.path, "--tlskey", certificates.key.path],
+        let cluster = try await Cluster(serverOptions: ["--tls", "--tlscert", certificates.certificate.path, "--tlskey", certificates.key.path],
                                   environment: ["NATS_CA": certificates.authority.path])
         cluster.url = cluster.server.tlsURL
         // In clear, to a server that wants TLS: refused.
@@ -398,7 +403,7 @@ struct WorkQueueTests {
         let refusal = untrusted.stderr.lowercased()
         #expect(refusal.contains("ssl") && untrusted.stderr.contains("name its CA's PEM file in NATS_CA"), "\(untrusted.stderr)")
         // With NATS_CA: a worker takes a job and its result comes back.
-        try cluster.worker()
+        try await cluster.worker()
         let prompt = try await SpeechFixtures.asteriskPrompts("en", count: 1)[0]
         let batch = try await cluster.submit([prompt.path])
         let watch = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
@@ -410,8 +415,8 @@ struct WorkQueueTests {
     }
 
     @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {
-        let cluster = try Cluster()
-        try cluster.worker(["--ack-wait", "4", "--max-deliver", "2", "--retry-delay", "0.2"])
+        let cluster = try await Cluster()
+        try await cluster.worker(["--ack-wait", "4", "--max-deliver", "2", "--retry-delay", "0.2"])
         let corrupt = cluster.folder.appendingPathComponent("corrupt.wav")
         try Data("RIFF\u{0}\u{0}\u{0}\u{0}WAVEfmt this is not audio".utf8 + (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919) })
             .write(to: corrupt)

@@ -1,9 +1,12 @@
 import Foundation
 import ParleyTestSupport
+import enum ParleyCore.OffPool
 import Testing
 @testable import ParleyJobs
 
-/// The JetStream layer against a real nats-server on loopback.
+/// The JetStream layer against a real nats-server on loopback. Each test
+/// runs on a thread of its own: its NATS calls and waits block, and on
+/// Swift's few pool threads they would stall every other test's task.
 @Suite(.enabled(if: NATSServer.isInstalled, "needs Debian's nats-server (scripts/setup installs it)"))
 struct JetStreamTests {
     func board() throws -> (NATSServer, JobBoard) {
@@ -13,50 +16,56 @@ struct JetStreamTests {
         return (server, board)
     }
 
-    @Test func aJobAndAResultArePublishedOnceWhateverTheRetries() throws {
-        let (server, board) = try board()
-        let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t2st", index: 0, part: "input")
-        let job = JobSpec(batch: "t2st", index: 0, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
-        #expect(try !board.queue(job).duplicate)
-        #expect(try board.queue(job).duplicate)
-        let result = JobResult(job: job.id, status: .done, worker: "a:1", attempts: 1, reasons: [], lines: [],
-                               files: [], audioSeconds: 1, started: 0, finished: 1)
-        var second = result
-        second.worker = "b:2"
-        #expect(try !board.publish(result).duplicate)
-        #expect(try board.publish(second).duplicate)
-        let stored = try board.results(batch: "t2st")
-        #expect(stored.count == 1)
-        #expect(stored.first?.result.worker == "a:1")
-        _ = server
+    @Test func aJobAndAResultArePublishedOnceWhateverTheRetries() async throws {
+        try await OffPool.run { () throws in
+            let (server, board) = try board()
+            let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t2st", index: 0, part: "input")
+            let job = JobSpec(batch: "t2st", index: 0, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
+            #expect(try !board.queue(job).duplicate)
+            #expect(try board.queue(job).duplicate)
+            let result = JobResult(job: job.id, status: .done, worker: "a:1", attempts: 1, reasons: [], lines: [],
+                                   files: [], audioSeconds: 1, started: 0, finished: 1)
+            var second = result
+            second.worker = "b:2"
+            #expect(try !board.publish(result).duplicate)
+            #expect(try board.publish(second).duplicate)
+            let stored = try board.results(batch: "t2st")
+            #expect(stored.count == 1)
+            #expect(stored.first?.result.worker == "a:1")
+            _ = server
+        }
     }
 
-    @Test func aFileSpanningChunksComesBackWholeAndChecked() throws {
-        let (server, board) = try board()
-        let bytes = (0..<(JobBoard.chunkSize * 2 + 1000)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let blob = try board.storeBlob(name: "big.wav", bytes: bytes, batch: "t3st", index: 1, part: "input")
-        #expect(blob.sequences.count == 3)
-        #expect(try board.fetchBlob(blob) == bytes)
-        var tampered = blob
-        tampered.sha256 = String(repeating: "0", count: 64)
-        #expect(throws: JetStreamError.self) { try board.fetchBlob(tampered) }
-        _ = server
+    @Test func aFileSpanningChunksComesBackWholeAndChecked() async throws {
+        try await OffPool.run { () throws in
+            let (server, board) = try board()
+            let bytes = (0..<(JobBoard.chunkSize * 2 + 1000)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let blob = try board.storeBlob(name: "big.wav", bytes: bytes, batch: "t3st", index: 1, part: "input")
+            #expect(blob.sequences.count == 3)
+            #expect(try board.fetchBlob(blob) == bytes)
+            var tampered = blob
+            tampered.sha256 = String(repeating: "0", count: 64)
+            #expect(throws: JetStreamError.self) { try board.fetchBlob(tampered) }
+            _ = server
+        }
     }
 
-    @Test func aWorkQueueRedeliversWhatIsNotAcknowledged() throws {
-        let (server, board) = try board()
-        let queue = try board.jetStream.workQueue(stream: JobBoard.jobsStream, subject: JobBoard.jobsSubject,
-                                                  durable: "t", ackWait: .seconds(1), maxDeliver: 2)
-        try board.jetStream.publish(JobBoard.jobsSubject, Array("one".utf8), messageID: "one")
-        let first = try #require(try queue.next(timeout: .seconds(2)))
-        #expect(first.deliveryCount == 1)
-        // Not acknowledged: it comes back after the ack wait, counted.
-        let again = try #require(try queue.next(timeout: .seconds(3)))
-        #expect(again.data == Array("one".utf8))
-        #expect(again.deliveryCount == 2)
-        try again.acknowledge()
-        #expect(try queue.next(timeout: .milliseconds(1500)) == nil)
-        _ = (server, first)
+    @Test func aWorkQueueRedeliversWhatIsNotAcknowledged() async throws {
+        try await OffPool.run { () throws in
+            let (server, board) = try board()
+            let queue = try board.jetStream.workQueue(stream: JobBoard.jobsStream, subject: JobBoard.jobsSubject,
+                                                      durable: "t", ackWait: .seconds(1), maxDeliver: 2)
+            try board.jetStream.publish(JobBoard.jobsSubject, Array("one".utf8), messageID: "one")
+            let first = try #require(try queue.next(timeout: .seconds(2)))
+            #expect(first.deliveryCount == 1)
+            // Not acknowledged: it comes back after the ack wait, counted.
+            let again = try #require(try queue.next(timeout: .seconds(3)))
+            #expect(again.data == Array("one".utf8))
+            #expect(again.deliveryCount == 2)
+            try again.acknowledge()
+            #expect(try queue.next(timeout: .milliseconds(1500)) == nil)
+            _ = (server, first)
+        }
     }
 
     /// A runner that only counts: the job below must never reach it.
@@ -71,40 +80,42 @@ struct JetStreamTests {
         }
     }
 
-    @Test func aJobOfAKindThisWorkerCannotReadFailsAtOnceWithTheReason() throws {
-        let (server, board) = try board()
-        let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t4st", index: 2, part: "input")
-        let job = JobSpec(batch: "t4st", index: 2, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
-        // A newer submitter's job: a live source this worker does not know.
-        let newer = String(decoding: JobBoard.encode(job), as: UTF8.self)
-            .replacingOccurrences(of: #""kind":"file""#, with: #""kind":"srt""#)
-        try board.jetStream.publish(JobBoard.jobsSubject, Array(newer.utf8), messageID: job.id)
-        let folder = TestSupport.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var settings = WorkerSettings(workFolder: folder)
-        settings.maxDeliver = 3
-        let runner = CountingRunner()
-        let worker = Worker(board: board, settings: settings, runner: runner, name: "w:1") { _ in }
-        let subscriptions = try worker.subscribe()
-        let stopped = DispatchSemaphore(value: 0)
-        Thread {
-            worker.run(subscriptions)
-            stopped.signal()
-        }.start()
-        let deadline = Date().addingTimeInterval(60)
-        var result: JobResult?
-        while result == nil && Date() < deadline {
-            result = try board.result(job: job.id)
-            if result == nil { usleep(50_000) }
+    @Test func aJobOfAKindThisWorkerCannotReadFailsAtOnceWithTheReason() async throws {
+        try await OffPool.run { () throws in
+            let (server, board) = try board()
+            let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t4st", index: 2, part: "input")
+            let job = JobSpec(batch: "t4st", index: 2, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
+            // A newer submitter's job: a live source this worker does not know.
+            let newer = String(decoding: JobBoard.encode(job), as: UTF8.self)
+                .replacingOccurrences(of: #""kind":"file""#, with: #""kind":"srt""#)
+            try board.jetStream.publish(JobBoard.jobsSubject, Array(newer.utf8), messageID: job.id)
+            let folder = TestSupport.temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var settings = WorkerSettings(workFolder: folder)
+            settings.maxDeliver = 3
+            let runner = CountingRunner()
+            let worker = Worker(board: board, settings: settings, runner: runner, name: "w:1") { _ in }
+            let subscriptions = try worker.subscribe()
+            let stopped = DispatchSemaphore(value: 0)
+            Thread {
+                worker.run(subscriptions)
+                stopped.signal()
+            }.start()
+            let deadline = Date().addingTimeInterval(60)
+            var result: JobResult?
+            while result == nil && Date() < deadline {
+                result = try board.result(job: job.id)
+                if result == nil { usleep(50_000) }
+            }
+            worker.drain()
+            #expect(stopped.wait(timeout: .now() + 5) == .success)
+            let failed = try #require(result)
+            #expect(failed.status == .failed)
+            #expect(failed.attempts == 1)
+            #expect(failed.reasons == ["attempt 1 on w:1: this worker cannot read the job: input kind 'srt' is not one this worker knows (file, corpus)"])
+            #expect(runner.runs == 0)
+            #expect(AttemptHistory.state(of: try board.events(batch: "t4st", index: 2)) == .failed)
+            _ = server
         }
-        worker.drain()
-        #expect(stopped.wait(timeout: .now() + 5) == .success)
-        let failed = try #require(result)
-        #expect(failed.status == .failed)
-        #expect(failed.attempts == 1)
-        #expect(failed.reasons == ["attempt 1 on w:1: this worker cannot read the job: input kind 'srt' is not one this worker knows (file, corpus)"])
-        #expect(runner.runs == 0)
-        #expect(AttemptHistory.state(of: try board.events(batch: "t4st", index: 2)) == .failed)
-        _ = server
     }
 }

@@ -28,6 +28,16 @@ public final class NATSServer: @unchecked Sendable {
         try start()
     }
 
+    /// From a task: the same, started on a thread of its own (see DrainedPipe).
+    public init(storage: URL, host: String = "127.0.0.1", port: Int = 0, wrapper: [String] = [], options: [String] = []) async throws {
+        self.storage = storage
+        self.port = port
+        self.host = host
+        self.wrapper = wrapper
+        self.options = options
+        try await start()
+    }
+
     public var url: String { "nats://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)" }
     /// The same address for a client that speaks TLS (a server started
     /// with `--tls` options).
@@ -54,6 +64,9 @@ public final class NATSServer: @unchecked Sendable {
         self.process = process
         self.output = watcher
     }
+
+    /// From a task: started on a thread of its own (see DrainedPipe).
+    public func start() async throws { try await OffPool.run { () throws in try self.start() } }
 
     /// SIGKILL: no clean shutdown, as a crash or a pulled plug would be
     /// (what the OS already has of its files is kept).
@@ -112,6 +125,10 @@ public final class ParleyProcess: @unchecked Sendable {
         }
         return false
     }
+
+    /// From a task: the same waits on a thread of their own (see DrainedPipe).
+    public func wait(for text: String, seconds: Double) async -> Bool { await OffPool.run { self.wait(for: text, seconds: seconds) } }
+    public func exitStatus(within seconds: Double) async -> Int32? { await OffPool.run { self.exitStatus(within: seconds) } }
 
     public func signal(_ number: Int32) { Foundation.kill(pid, number) }
 

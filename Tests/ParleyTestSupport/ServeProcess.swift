@@ -42,4 +42,8 @@ public final class ServeProcess: @unchecked Sendable {
         process.waitUntilExit()
         return String(decoding: errors?.wait(seconds: 5) ?? Data(), as: UTF8.self)
     }
+
+    /// From a task: stopped on a thread of its own (see DrainedPipe).
+    @discardableResult
+    public func stop() async -> String { await OffPool.run { self.stop() } }
 }

@@ -124,6 +124,12 @@ public final class DrainedPipe: @unchecked Sendable {
         _ = done.wait(timeout: .now() + seconds)
         return data
     }
+
+    // From a task the waits run on a thread of their own: a test blocking
+    // one of Swift's few pool threads for seconds stalls every other test's
+    // task (on two cores a full run saw a 25 s stall).
+    public func wait() async -> Data { await OffPool.run { self.wait() } }
+    public func wait(seconds: Double) async -> Data { await OffPool.run { self.wait(seconds: seconds) } }
 }
 
 /// Runs blocking code on a thread of its own, as GStreamer streaming threads
@@ -162,6 +168,9 @@ public final class LineWatcher: @unchecked Sendable {
         }
         return false
     }
+
+    /// From a task: the same wait on a thread of its own (see DrainedPipe).
+    public func wait(seconds: Double) async -> Bool { await OffPool.run { self.wait(seconds: seconds) } }
 }
 
 /// The folders `TestSupport.temporaryFolder()` made, removed at exit.
@@ -178,4 +187,9 @@ private enum TemporaryFolders {
     private static func removeAll() {
         for url in made.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
     }
+}
+
+extension Process {
+    /// From a task: waits for the exit on a thread of its own (see DrainedPipe).
+    public func waitUntilExit() async { await OffPool.run { self.waitUntilExit() } }
 }

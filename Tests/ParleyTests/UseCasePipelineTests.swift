@@ -190,8 +190,8 @@ import Testing
             try? keys.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
         }
         presser.start()
-        let printed = String(decoding: stdout.wait(seconds: 60), as: UTF8.self)
-        process.waitUntilExit()
+        let printed = await String(decoding: stdout.wait(seconds: 60), as: UTF8.self)
+        await process.waitUntilExit()
         #expect(banner.text.contains("push-to-talk:"), "parley run announces push-to-talk once playing")
         #expect(process.terminationStatus == 0, "\(banner.text)")
         let segments = printed.split(separator: "\n").filter { $0.hasPrefix("segment ") }

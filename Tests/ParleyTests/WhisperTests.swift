@@ -126,7 +126,7 @@ import WhisperEngine
         #expect(String(decoding: after.body, as: UTF8.self).lowercased().contains("password"))
         let replacement = TestSupport.children(of: server.pid).first
         #expect(replacement != nil && replacement != worker)
-        let log = server.stop()
+        let log = await server.stop()
         #expect(log.contains("the Whisper worker (pid \(worker)) died: killed by signal 9 (SIGKILL); restarting it"), "\(log)")
     }
 
@@ -164,7 +164,7 @@ import WhisperEngine
                 continuation.resume(returning: (statuses, seen))
             }.start()
         }
-        let log = output + String(decoding: errors.wait(), as: UTF8.self)
+        let log = await output + String(decoding: errors.wait(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(log)")
         #expect(statuses.count == 5, "every segment leaves cloudstt: \(statuses)")
         #expect(statuses.filter { $0 == "failed" }.count == 1, "\(statuses)")
