@@ -165,10 +165,17 @@ struct WorkQueueTests {
 
     @Test func theTranslatePipelineOnAWorkerBringsBackSubtitlesSpokenAudioAndTheSession() async throws {
         let cluster = try await Cluster()
-        // Jobs take several times the 1 s ack wait: only the worker's
-        // in-progress acknowledgements keep them from being delivered again.
-        try await cluster.worker(["--concurrency", "2", "--ack-wait", "1"])
-        let clips = try SpeechFixtures.librivoxWithTranscripts().prefix(2)
+        // Jobs take longer than the 2 s ack wait (checked below): only the
+        // worker's in-progress acknowledgements, every third of it, keep them
+        // from being delivered again. (At 1 s a fully loaded machine could
+        // hold the worker or the server back that long between two.)
+        let ackWait = 2.0
+        try await cluster.worker(["--concurrency", "2", "--ack-wait", "\(Int(ackWait))"])
+        // Two readings of three sentences each (about 16 s of speech), in two orders.
+        let clips = [
+            try SpeechFixtures.recording(of: SpeechFixtures.clips, named: "forwards", in: cluster.folder),
+            try SpeechFixtures.recording(of: SpeechFixtures.clips.reversed(), named: "backwards", in: cluster.folder),
+        ]
         let file = TestSupport.packageRoot.appendingPathComponent("pipelines/translate-file.pipeline").path
         let submitted = try await cluster.parley(["submit", file, "--set", "TARGET=es", "--input"] + clips.map(\.path))
         #expect(submitted.status == 0, "\(submitted.stderr)")
@@ -180,6 +187,11 @@ struct WorkQueueTests {
             let result = try #require(job.result)
             #expect(result.attempts == 1)
         }
+        // "JOB: done in 4.2 s, ...": the jobs outlasted the ack wait, so the acknowledgements were needed.
+        let took = cluster.workers[0].output.split(separator: "\n").compactMap { line in
+            line.range(of: ": done in ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) }
+        }
+        #expect(took.count == 2 && took.allSatisfy { $0 > ackWait }, "\(cluster.workers[0].output)")
         let into = cluster.folder.appendingPathComponent("fetched")
         let fetch = try await cluster.parley(["jobs", "fetch", batch, "--to", into.path])
         #expect(fetch.status == 0, "\(fetch.stderr)")

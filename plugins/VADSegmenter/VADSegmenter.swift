@@ -132,14 +132,6 @@ public final class VADSegmenterElement: Filter {
         /// running time it was made.
         var button: ClockedSetting<Bool>
         var mode: ClockedSetting<SegmentationMode>
-
-        init(rate: Int = 16_000, configuration: SegmenterConfiguration, buttonDown: Bool) {
-            self.rate = rate
-            detector = SpeechClassifier(rate: rate)
-            segmenter = VADSegmenterElement.segmenter(configuration)
-            button = ClockedSetting(buttonDown)
-            mode = ClockedSetting(configuration.mode)
-        }
         /// Samples of a frame not yet complete (fewer than one frame).
         var carry: [Int16] = []
         /// PTS of carry[0].
@@ -152,6 +144,14 @@ public final class VADSegmenterElement: Filter {
         var levels: LevelMeter?
         /// Readings made by the frames just decided, posted outside the lock (`decided`).
         var readings: [LevelReading] = []
+
+        init(rate: Int = 16_000, configuration: SegmenterConfiguration, buttonDown: Bool) {
+            self.rate = rate
+            detector = SpeechClassifier(rate: rate)
+            segmenter = VADSegmenterElement.segmenter(configuration)
+            button = ClockedSetting(buttonDown)
+            mode = ClockedSetting(configuration.mode)
+        }
     }
 
     public let element: ElementHandle
