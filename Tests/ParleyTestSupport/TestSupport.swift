@@ -134,14 +134,7 @@ public final class DrainedPipe: @unchecked Sendable {
 
 /// Runs blocking code on a thread of its own, as GStreamer streaming threads
 /// are: blocking Swift's small cooperative pool would starve the work itself.
-public func onThread(_ body: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        Thread {
-            body()
-            done.resume()
-        }.start()
-    }
-}
+public func onThread(_ body: @escaping @Sendable () -> Void) async { await OffPool.run(body) }
 
 /// Collects a pipe's text on a thread and says when a marker appears.
 public final class LineWatcher: @unchecked Sendable {

@@ -26,6 +26,18 @@ import VADSegmenter
         return (segments, latencies)
     }
 
+    /// The segments a playing pipeline closes until its EOS (sent by the
+    /// caller), then the pipeline stopped.
+    func closedSegments(of pipeline: Pipeline) async -> [SegmentEvent] {
+        var found: [SegmentEvent] = []
+        for await event in pipeline.events {
+            if case .segment(let segment) = event, segment.end != nil { found.append(segment) }
+            if case .eos = event { break }
+        }
+        await onThread { pipeline.stop() }
+        return found
+    }
+
     /// The `parley/vad-level` messages of a pipeline, in order.
     func levelReadings(_ description: String) async throws -> [Structure] {
         let pipeline = try Pipeline(launch: description)
@@ -243,13 +255,7 @@ import VADSegmenter
         // Long enough for the audio of the release to arrive.
         try await Task.sleep(nanoseconds: UInt64((lag + 0.3) * 1e9))
         pipeline.sendEOS()
-        var found: [SegmentEvent] = []
-        for await event in pipeline.events {
-            if case .segment(let segment) = event, segment.end != nil { found.append(segment) }
-            if case .eos = event { break }
-        }
-        await onThread { pipeline.stop() }
-        return (found, press, release)
+        return (await closedSegments(of: pipeline), press, release)
     }
 
     @Test func pushToTalkFollowsThePropertyWhilePlaying() async throws {
@@ -301,12 +307,7 @@ import VADSegmenter
             pipeline.sendEOS()
             return switched
         }
-        var found: [SegmentEvent] = []
-        for await event in pipeline.events {
-            if case .segment(let segment) = event, segment.end != nil { found.append(segment) }
-            if case .eos = event { break }
-        }
-        await onThread { pipeline.stop() }
+        let found = await closedSegments(of: pipeline)
         #expect(found.map(\.reason) == ["mode-change"], "\(found)")
         // The first 10 ms frame at or after the switch (a buffer of the
         // file may already be in when the switch comes).
