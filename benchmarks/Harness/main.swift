@@ -60,9 +60,11 @@ case "vad-frames":
     // decided, its lookahead included) to the file. With --probabilities, the element decides on
     // those (a candidate network's, from training) and nothing is timed.
     // --onset-threshold P: the segmenter's onset-threshold instead of the
-    // element's default (streams.py chooses it with this). --runs N: detector
+    // element's default (streams.py chooses it with this). --silence-ms N: the
+    // segmenter's silence-duration-ms instead of the element's default (score.py's
+    // table of other settings). --runs N: detector
     // passes timed (5; the CPU time is their median), 1 where no one reads it.
-    let usage = "usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32] [--onset-threshold 0-1] [--runs N]"
+    let usage = "usage: parley-bench vad-frames FILE.wav [--segments FILE.tsv] [--probabilities FILE.f32] [--onset-threshold 0-1] [--silence-ms 10-10000] [--runs N]"
     guard arguments.count >= 2 else {
         print(usage)
         exit(2)
@@ -74,6 +76,13 @@ case "vad-frames":
             exit(2)
         }
         configuration.onsetThreshold = value
+    }
+    if let text = option("--silence-ms") {
+        guard let value = Int(text), (10...10_000).contains(value) else {
+            FileHandle.standardError.write(Data("parley-bench vad-frames: --silence-ms \(text) is not a whole number of ms from 10 to 10000\n".utf8))
+            exit(2)
+        }
+        configuration.silenceDurationMs = value
     }
     let rows: [String], segments: [VADFrames.Segment], seconds: Double?
     if let file = option("--probabilities") {
