@@ -60,7 +60,7 @@ enum RequestParameters {
     static func temperature(_ value: String?) -> Result<Double, Problem> {
         guard let value, !value.isEmpty else { return .success(0) }
         guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number.isFinite, (0...1).contains(number) else {
-            return .failure(Problem(message: "Invalid temperature '\(value.prefix(40))': send a number from 0 to 1."))
+            return .failure(Problem(message: "Invalid temperature '\(shown(value))': send a number from 0 to 1."))
         }
         return .success(number)
     }

@@ -66,7 +66,7 @@ enum SpeechEndpoint {
         let voiceName = (body.voice ?? "alloy").lowercased()
         guard let variant = variants[voiceName] else {
             return TranscriptionHandler.error(.badRequest,
-                "voice \"\(voiceName)\" is not one of \(variants.keys.sorted().joined(separator: ", ")).",
+                "voice \"\(RequestParameters.shown(voiceName))\" is not one of \(variants.keys.sorted().joined(separator: ", ")).",
                 type: "invalid_request_error", param: "voice")
         }
         let speed = body.speed ?? 1
@@ -75,7 +75,7 @@ enum SpeechEndpoint {
         }
         let language = body.language ?? "en"
         guard let base = EspeakEngine.shared.voice(forLanguage: language) else {
-            return TranscriptionHandler.error(.badRequest, "No espeak-ng voice speaks \"\(language)\".",
+            return TranscriptionHandler.error(.badRequest, "No espeak-ng voice speaks \"\(RequestParameters.shown(language))\".",
                                               type: "invalid_request_error", param: "language")
         }
         var parameters = SpeechParameters(voice: variant.isEmpty ? base : "\(base)+\(variant)",

@@ -243,7 +243,7 @@ struct TranscriptionHandler: Sendable {
             return Self.error(.badRequest, "Missing required parameter: 'model'.", type: "invalid_request_error", param: "model")
         }
         guard modelNames.contains(model) else {
-            return Self.error(.notFound, "The model '\(model)' does not exist.", type: "invalid_request_error",
+            return Self.error(.notFound, "The model '\(RequestParameters.shown(model))' does not exist.", type: "invalid_request_error",
                               param: "model", code: "model_not_found")
         }
         var language = ""
@@ -274,7 +274,7 @@ struct TranscriptionHandler: Sendable {
         let tooLong = Self.error(.badRequest, "The audio is longer than \(Int(configuration.maxAudioSeconds)) s, the longest accepted.",
                                  type: "invalid_request_error", param: "file")
         let formats = "send one of flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm"
-        let named = "file '\(file.filename ?? "")'"
+        let named = "file '\(RequestParameters.shown(file.filename ?? ""))'"
         let isFLAC = file.data.starts(with: Data("fLaC".utf8))
         if isFLAC || file.data.starts(with: Data("RIFF".utf8)) {
             do {

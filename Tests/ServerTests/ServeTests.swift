@@ -68,6 +68,28 @@ import Testing
         #expect(bad.status == 400)
         #expect(ProviderError.from(status: bad.status, headers: bad.headers, body: bad.body)
                 == .badRequest(status: 400, message: "Missing required parameter: 'file'."))
+        // What a client sent is quoted in an error on one line and 40 characters at most, however long it was.
+        let sent = "whisper-1\r\nX-Injected: 1\r\n" + String(repeating: "x", count: 5000)
+        for (model, filename, data, status, quoted) in [(sent, "clip.wav", wav, 404, "The model 'whisper-1 X-Injected: 1 xxx"),
+                                                         ("whisper-1", "x" + sent, Data("RIFF, not audio".utf8), 415, "file 'xwhisper-1")] {
+            var form = MultipartForm()
+            form.add(file: "file", filename: filename, contentType: "audio/wav", data: data)
+            form.add(field: "model", value: model)
+            let refused = try await client.send(HTTPRequest(method: "POST", url: server.url + "/v1/audio/transcriptions",
+                                                            headers: [("Content-Type", form.contentType)], body: form.data))
+            #expect(refused.status == status)
+            let message = Self.errorMessage(refused.body)
+            #expect(message.contains(quoted) && !message.contains("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx") && !message.contains("\n"), "\(message)")
+        }
+        let speech = try await client.send(HTTPRequest(method: "POST", url: server.url + "/v1/audio/speech", headers: [("Content-Type", "application/json")],
+                                                       body: Data(#"{"input": "hello", "voice": "\#(String(repeating: "v", count: 5000))"}"#.utf8)))
+        #expect(speech.status == 400)
+        #expect(Self.errorMessage(speech.body).count < 200, "\(Self.errorMessage(speech.body))")
+    }
+
+    static func errorMessage(_ body: Data) -> String {
+        let json = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+        return (json?["error"] as? [String: Any])?["message"] as? String ?? ""
     }
 
     @Test func aKeyProtectedServerRejectsAWrongKeyAndCloudsttSaysSo() async throws {
