@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// The wire format of Parley's work queue, version 1. Every message is one
 /// JSON object; all times are Unix milliseconds (they compare across hosts
@@ -50,6 +51,25 @@ public struct JobSpec: Codable, Sendable, Equatable {
     public static func id(batch: String, index: Int) -> String {
         "\(batch)-\(String(format: "%04d", index))"
     }
+
+    /// A batch id as `parley submit` makes them: 1 to 32 lowercase ASCII
+    /// letters and digits. Batch ids and indexes become subject tokens
+    /// (`parley.results.BATCH.INDEX`), so a dot or a wildcard in one would
+    /// address other subjects, and they are logged, where a line break
+    /// would forge a line: a worker takes nothing else.
+    public static func isBatchID(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    /// Whether `id` is a job id, `BATCH-INDEX` as ``id(batch:index:)`` writes it.
+    public static func isJobID(_ id: String) -> Bool {
+        let (batch, index) = JobBoard.split(id)
+        return isBatchID(batch) && index >= 0 && id == Self.id(batch: batch, index: index)
+    }
+
+    /// The id is a job id and the one the batch and index make.
+    public var isWellFormed: Bool { Self.isBatchID(batch) && index >= 0 && id == Self.id(batch: batch, index: index) }
 }
 
 /// Where a job's audio comes from. Only stored files exist today; a live
@@ -75,7 +95,7 @@ public enum JobInput: Codable, Sendable, Equatable {
                            files: try container.decode([BlobReference].self, forKey: .files))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "input kind '\(kind)' is not one this worker knows (file, corpus)")
+                                                   debugDescription: "input kind '\(SafeText.oneLine(kind).prefix(40))' is not one this worker knows (file, corpus)")
         }
     }
 

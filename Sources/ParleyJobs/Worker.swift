@@ -168,6 +168,10 @@ public final class Worker: Sendable {
             refuse(delivery, because: error)
             return
         }
+        guard job.isWellFormed else {
+            refuse(delivery, because: MalformedJob(description: "its id is not its batch id and index (BATCH-INDEX, the batch 1-32 of a-z and 0-9)"))
+            return
+        }
         let attempt = delivery.deliveryCount
         if let existing = try? persist("looking up \(job.id)'s result", { () throws(JetStreamError) in try board.result(job: job.id) }) {
             log("\(job.id): its result (\(existing.status.rawValue)) is already stored; acknowledging")
@@ -254,8 +258,10 @@ public final class Worker: Sendable {
     /// better; a message that is no job at all is only terminated.
     private func refuse(_ delivery: Delivery, because error: any Error) {
         struct Identity: Decodable { let id: String }
-        guard let identity = try? JSONDecoder().decode(Identity.self, from: Data(delivery.data)) else {
-            log("message \(delivery.streamSequence) on \(delivery.subject) is no \(JobFormat.job) job: terminated")
+        // A result is published under the job's id only when that is a job id: one that is
+        // not would name other subjects, or forge log lines, with what the message says.
+        guard let identity = try? JSONDecoder().decode(Identity.self, from: Data(delivery.data)), JobSpec.isJobID(identity.id) else {
+            log("message \(delivery.streamSequence) on \(delivery.subject) is no \(JobFormat.job) job with a job id: terminated")
             try? delivery.terminate()
             return
         }
@@ -268,6 +274,11 @@ public final class Worker: Sendable {
         try? board.record(JobEvent(closing: result, time: now))
         try? delivery.terminate()
         log("\(identity.id): \(reason)")
+    }
+
+    /// A job that decodes but whose fields disagree (see `JobSpec.isWellFormed`).
+    struct MalformedJob: Error, CustomStringConvertible {
+        var description: String
     }
 
     static func describe(_ error: any Error) -> String {

@@ -80,6 +80,68 @@ struct JetStreamTests {
         }
     }
 
+    /// Runs a worker ("w:1", 3 deliveries at most) on `board` until the jobs
+    /// `ids` all have results (60 s at most), then drains it: those results,
+    /// and what the worker logged.
+    @discardableResult
+    func work(_ board: JobBoard, runner: CountingRunner, until ids: [String], log: Lines = Lines()) throws -> [String: JobResult] {
+        let folder = TestSupport.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var settings = WorkerSettings(workFolder: folder)
+        settings.maxDeliver = 3
+        let worker = Worker(board: board, settings: settings, runner: runner, name: "w:1") { log.append($0) }
+        let subscriptions = try worker.subscribe()
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            worker.run(subscriptions)
+            stopped.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(60)
+        var results: [String: JobResult] = [:]
+        while results.count < ids.count && Date() < deadline {
+            for id in ids where results[id] == nil { results[id] = try board.result(job: id) }
+            if results.count < ids.count { usleep(50_000) }
+        }
+        worker.drain()
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+        return results
+    }
+
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+
+    @Test func aJobWhoseIdIsNoJobIdIsDroppedAndOneWhoseIdDisagreesFails() async throws {
+        try await OffPool.run { () throws in
+            let (server, board) = try board()
+            let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t5st", index: 3, part: "input")
+            let job = JobSpec(batch: "t5st", index: 3, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
+            let encoded = String(decoding: JobBoard.encode(job), as: UTF8.self)
+            #expect(encoded.contains(#""id":"t5st-0003""#))
+            // An id with a subject wildcard and a line break in it: not a job id, so nothing is published under it.
+            let forged = encoded.replacingOccurrences(of: #""id":"t5st-0003""#, with: #""id":"t5st.>\nw:1: all done-0001""#)
+            // A job id that is not the job's batch and index: the job fails under that id, saying why.
+            let disagreeing = encoded.replacingOccurrences(of: #""id":"t5st-0003""#, with: #""id":"t5st-0001""#)
+            try board.jetStream.publish(JobBoard.jobsSubject, Array(forged.utf8), messageID: "forged")
+            try board.jetStream.publish(JobBoard.jobsSubject, Array(disagreeing.utf8), messageID: "t5st-0001")
+            try board.queue(job)
+            let runner = CountingRunner(), log = Lines()
+            let results = try work(board, runner: runner, until: ["t5st-0001", job.id], log: log)
+            #expect(results[job.id]?.status == .done)
+            #expect(runner.runs == 1)
+            #expect(results["t5st-0001"]?.status == .failed)
+            #expect(results["t5st-0001"]?.reasons.first?.contains("its id is not its batch id and index") == true, "\(results)")
+            let stored = try board.jetStream.messages(stream: JobBoard.resultsStream, subject: "parley.results.>")
+            #expect(stored.count == 2)
+            #expect(log.all.contains { $0.contains("is no parley-job/1 job with a job id: terminated") }, "\(log.all)")
+            #expect(!log.all.contains { $0.contains("all done") }, "\(log.all)")
+            _ = server
+        }
+    }
+
     @Test func aJobOfAKindThisWorkerCannotReadFailsAtOnceWithTheReason() async throws {
         try await OffPool.run { () throws in
             let (server, board) = try board()
@@ -89,27 +151,9 @@ struct JetStreamTests {
             let newer = String(decoding: JobBoard.encode(job), as: UTF8.self)
                 .replacingOccurrences(of: #""kind":"file""#, with: #""kind":"srt""#)
             try board.jetStream.publish(JobBoard.jobsSubject, Array(newer.utf8), messageID: job.id)
-            let folder = TestSupport.temporaryFolder()
-            defer { try? FileManager.default.removeItem(at: folder) }
-            var settings = WorkerSettings(workFolder: folder)
-            settings.maxDeliver = 3
             let runner = CountingRunner()
-            let worker = Worker(board: board, settings: settings, runner: runner, name: "w:1") { _ in }
-            let subscriptions = try worker.subscribe()
-            let stopped = DispatchSemaphore(value: 0)
-            Thread {
-                worker.run(subscriptions)
-                stopped.signal()
-            }.start()
-            let deadline = Date().addingTimeInterval(60)
-            var result: JobResult?
-            while result == nil && Date() < deadline {
-                result = try board.result(job: job.id)
-                if result == nil { usleep(50_000) }
-            }
-            worker.drain()
-            #expect(stopped.wait(timeout: .now() + 5) == .success)
-            let failed = try #require(result)
+            let results = try work(board, runner: runner, until: [job.id])
+            let failed = try #require(results[job.id])
             #expect(failed.status == .failed)
             #expect(failed.attempts == 1)
             #expect(failed.reasons == ["attempt 1 on w:1: this worker cannot read the job: input kind 'srt' is not one this worker knows (file, corpus)"])
