@@ -81,6 +81,20 @@ import Testing
         #expect(result.stderr.contains("NOPE"))
     }
 
+    /// A batch or job id is checked before any server is asked: a dot or a
+    /// wildcard would name other batches' subjects. Nothing listens on port 1,
+    /// so reaching for the server would say so instead.
+    @Test func jobsRefusesAnIdThatIsNeitherABatchNorAJob() async throws {
+        for id in ["a.>", "*", "ABC", "abc-x", "abc234-1\nforged"] {
+            let result = try await parley(["jobs", "status", id, "--nats", "nats://127.0.0.1:1"])
+            #expect(result.status == 2, "\(id): \(result.stderr)")
+            #expect(result.stderr.contains("is neither a batch id") && !result.stderr.contains("connecting"), "\(id): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(id): \(result.stderr)")
+        }
+        let wellFormed = try await parley(["jobs", "status", "abc234-0002", "--nats", "nats://127.0.0.1:1"])
+        #expect(wellFormed.status != 0 && wellFormed.stderr.contains("connecting to nats://127.0.0.1:1"), "\(wellFormed.stderr)")
+    }
+
     @Test func aWrongValueFoundWhileRunningIsOneErrorLine() async throws {
         let empty = scratch.appendingPathComponent("no-sessions").path
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
