@@ -107,6 +107,13 @@ struct JetStreamTests {
         return results
     }
 
+    /// A job of three bytes' input stored on `board`, and its JSON as queued.
+    func storedJob(on board: JobBoard, batch: String, index: Int) throws -> (JobSpec, String) {
+        let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: batch, index: index, part: "input")
+        let job = JobSpec(batch: batch, index: index, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
+        return (job, String(decoding: JobBoard.encode(job), as: UTF8.self))
+    }
+
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()
         private var lines: [String] = []
@@ -117,9 +124,7 @@ struct JetStreamTests {
     @Test func aJobWhoseIdIsNoJobIdIsDroppedAndOneWhoseIdDisagreesFails() async throws {
         try await OffPool.run { () throws in
             let (server, board) = try board()
-            let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t5st", index: 3, part: "input")
-            let job = JobSpec(batch: "t5st", index: 3, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
-            let encoded = String(decoding: JobBoard.encode(job), as: UTF8.self)
+            let (job, encoded) = try storedJob(on: board, batch: "t5st", index: 3)
             #expect(encoded.contains(#""id":"t5st-0003""#))
             // An id with a subject wildcard and a line break in it: not a job id, so nothing is published under it.
             let forged = encoded.replacingOccurrences(of: #""id":"t5st-0003""#, with: #""id":"t5st.>\nw:1: all done-0001""#)
@@ -145,11 +150,9 @@ struct JetStreamTests {
     @Test func aJobOfAKindThisWorkerCannotReadFailsAtOnceWithTheReason() async throws {
         try await OffPool.run { () throws in
             let (server, board) = try board()
-            let blob = try board.storeBlob(name: "a.wav", bytes: [1, 2, 3], batch: "t4st", index: 2, part: "input")
-            let job = JobSpec(batch: "t4st", index: 2, pipelineName: "p", pipeline: "", variables: [:], input: .file(blob), submitted: 0)
+            let (job, encoded) = try storedJob(on: board, batch: "t4st", index: 2)
             // A newer submitter's job: a live source this worker does not know.
-            let newer = String(decoding: JobBoard.encode(job), as: UTF8.self)
-                .replacingOccurrences(of: #""kind":"file""#, with: #""kind":"srt""#)
+            let newer = encoded.replacingOccurrences(of: #""kind":"file""#, with: #""kind":"srt""#)
             try board.jetStream.publish(JobBoard.jobsSubject, Array(newer.utf8), messageID: job.id)
             let runner = CountingRunner()
             let results = try work(board, runner: runner, until: [job.id])
