@@ -93,13 +93,14 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
             }
             if let detail = object["detail"] as? String { return bounded(detail) }
         }
-        let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = bounded(String(decoding: body.prefix(1200), as: UTF8.self))
         return text.isEmpty ? nil : text
     }
 
-    /// A provider's words are untrusted: at most 300 characters, one line.
+    /// A provider's words are untrusted: one line (no line break, carriage
+    /// return or terminal escape survives, `SafeText.oneLine`), 300 characters at most.
     private static func bounded(_ text: String) -> String {
-        String(text.prefix(300)).replacingOccurrences(of: "\n", with: " ")
+        String(SafeText.oneLine(String(text.prefix(1200))).prefix(300))
     }
 }
 

@@ -50,6 +50,20 @@ import Testing
         #expect(ProviderError.from(status: 413, headers: [:], body: Data()).isRetryable == false)
     }
 
+    @Test func aProvidersMessageIsOneLineOf300CharactersAtMost() {
+        // A proxy's HTML page, and an envelope whose message would forge a log line and colour a terminal.
+        let page = Data(("<html>\r\n<body>\r\n" + String(repeating: "gateway ", count: 200) + "</body></html>").utf8)
+        guard case .server(_, let fromPage) = ProviderError.from(status: 502, headers: [:], body: page) else {
+            Issue.record("a 502 is a server error")
+            return
+        }
+        #expect(fromPage.hasPrefix("<html> <body> gateway gateway") && fromPage.count == 300, "\(fromPage)")
+        let envelope = Data(#"{"error":{"message":"bad\r\n2026-11-27 worker: all done\u001b[31m red","code":"x"}}"#.utf8)
+        let message = ProviderError.from(status: 400, headers: [:], body: envelope).description
+        #expect(!message.unicodeScalars.contains { SafeText.isControl($0) }, "\(message)")
+        #expect(message.contains("bad 2026-11-27 worker: all done [31m red (x)"), "\(message)")
+    }
+
     @Test func keysNeverSurviveInMessages() {
         let key = "sk-proj-AbCdEf0123456789xyz"
         let envelope = Data(#"{"error":{"message":"Incorrect API key provided: sk-proj-AbCdEf0123456789xyz."}}"#.utf8)
