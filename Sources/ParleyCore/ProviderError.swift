@@ -100,7 +100,7 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A provider's words are untrusted: one line (no line break, carriage
     /// return or terminal escape survives, `SafeText.oneLine`), 300 characters at most.
     private static func bounded(_ text: String) -> String {
-        String(SafeText.oneLine(String(text.prefix(1200))).prefix(300))
+        SafeText.excerpt(text, limit: 300)
     }
 }
 

@@ -24,6 +24,13 @@ public enum SafeText {
         return String(out)
     }
 
+    /// What an error or a log line may quote of untrusted text: one line
+    /// (`oneLine`) of at most `limit` characters, read from the text's first
+    /// 4 × `limit` only, however long it is.
+    public static func excerpt(_ text: String, limit: Int) -> String {
+        String(oneLine(String(text.prefix(4 * limit))).prefix(limit))
+    }
+
     /// Lines kept, control characters other than the newline removed.
     public static func withoutControls(keepingNewlines text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 == "\n" || !isControl($0) }))

@@ -75,16 +75,25 @@ public struct JobBoard: Sendable {
         return BlobReference(name: name, size: bytes.count, sha256: Self.hex(SHA256.hash(bytes)), sequences: sequences)
     }
 
-    /// Reads a stored file back, checking its size and digest.
+    /// Reads a stored file back, checking its size and digest. The reference
+    /// comes in a job or a result, so its size is a claim: checked against
+    /// its chunks before anything is read, and never allocated on trust (a
+    /// job claiming 100 GB made every worker it reached abort).
     public func fetchBlob(_ blob: BlobReference) throws(JetStreamError) -> [UInt8] {
+        // storeBlob's chunks: one at least (an empty file), then one per chunkSize.
+        let chunks = blob.size < 0 ? -1 : max(1, blob.size / Self.chunkSize + (blob.size % Self.chunkSize == 0 ? 0 : 1))
+        guard chunks == blob.sequences.count else {
+            throw JetStreamError("reading \(SafeText.excerpt(blob.name, limit: 80))",
+                                 message: "\(blob.sequences.count) chunks cannot hold the \(blob.size) bytes it claims")
+        }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(blob.size)
+        bytes.reserveCapacity(min(blob.size, Self.chunkSize * 64))
         for sequence in blob.sequences {
             bytes += try jetStream.message(stream: Self.blobsStream, sequence: sequence).data
             guard bytes.count <= blob.size else { break }
         }
         guard bytes.count == blob.size, Self.hex(SHA256.hash(bytes)) == blob.sha256 else {
-            throw JetStreamError("reading \(blob.name)", message: "its chunks do not add up to the \(blob.size) bytes and SHA-256 it was stored with")
+            throw JetStreamError("reading \(SafeText.excerpt(blob.name, limit: 80))", message: "its chunks do not add up to the \(blob.size) bytes and SHA-256 it was stored with")
         }
         return bytes
     }

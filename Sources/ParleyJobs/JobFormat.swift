@@ -95,7 +95,7 @@ public enum JobInput: Codable, Sendable, Equatable {
                            files: try container.decode([BlobReference].self, forKey: .files))
         default:
             throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "input kind '\(SafeText.oneLine(kind).prefix(40))' is not one this worker knows (file, corpus)")
+                                                   debugDescription: "input kind '\(SafeText.excerpt(kind, limit: 40))' is not one this worker knows (file, corpus)")
         }
     }
 

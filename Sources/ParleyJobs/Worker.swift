@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ParleyCore
 import Synchronization
 
 /// How a worker takes jobs. The redelivery settings belong to the durable
@@ -179,7 +180,7 @@ public final class Worker: Sendable {
             return
         }
         let started = WallClock.milliseconds()
-        log("\(job.id): started, attempt \(attempt) of \(settings.maxDeliver) (\(job.pipelineName), \(job.input.name))")
+        log("\(job.id): started, attempt \(attempt) of \(settings.maxDeliver) (\(SafeText.excerpt(job.pipelineName, limit: 80)), \(SafeText.excerpt(job.input.name, limit: 80)))")
         try? persist("recording \(job.id) started") { () throws(JetStreamError) in
             try board.record(JobEvent(.started, job: job.id, time: started, worker: name, attempt: attempt))
         }
@@ -341,7 +342,7 @@ public final class Worker: Sendable {
         do {
             bytes = try persist("fetching \(job.id)'s input") { () throws(JetStreamError) in try board.fetchBlob(blob) }
         } catch {
-            throw JobFailure("fetching the input \(blob.name): \(error)")
+            throw JobFailure("fetching the input \(SafeText.excerpt(blob.name, limit: 80)): \(error)")
         }
         try Data(bytes).write(to: file)
     }

@@ -53,7 +53,7 @@ enum RequestParameters {
 
     /// A client's value as an error message may quote it: one line (SafeText), 40 characters at most.
     static func shown(_ value: String) -> String {
-        String(SafeText.oneLine(value).prefix(40))
+        SafeText.excerpt(value, limit: 40)
     }
 
     /// `temperature`: a number from 0 to 1, as OpenAI takes it; 0 when absent.

@@ -22,7 +22,7 @@ struct JobsCommand: ParsableCommand {
             let batch = id.contains("-") ? JobBoard.split(id).batch : id
             // Checked before asking the server: a dot or a wildcard would name other batches' subjects.
             guard id.contains("-") ? JobSpec.isJobID(id) : JobSpec.isBatchID(id) else {
-                printError("error: \"\(SafeText.oneLine(id).prefix(40))\" is neither a batch id (1-32 of a-z and 0-9, as parley submit prints) nor a job id (BATCH-INDEX)")
+                printError("error: \"\(SafeText.excerpt(id, limit: 40))\" is neither a batch id (1-32 of a-z and 0-9, as parley submit prints) nor a job id (BATCH-INDEX)")
                 throw ExitCode(ExitStatus.invalidInput)
             }
             board = try nats.board(as: "parley jobs")

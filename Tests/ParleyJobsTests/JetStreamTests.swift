@@ -147,6 +147,33 @@ struct JetStreamTests {
         }
     }
 
+    /// A job's input reference is the submitter's claim: one claiming more
+    /// bytes than its chunks hold fails, and the worker goes on. Before, a
+    /// claim of 100 GB was allocated on trust and aborted the worker.
+    @Test func anInputClaimingMoreBytesThanItsChunksHoldFailsAndTheWorkerGoesOn() async throws {
+        try await OffPool.run { () throws in
+            let (server, board) = try board()
+            let (huge, encodedHuge) = try storedJob(on: board, batch: "t6st", index: 1)
+            let (negative, encodedNegative) = try storedJob(on: board, batch: "t6st", index: 2)
+            let (job, _) = try storedJob(on: board, batch: "t6st", index: 3)
+            #expect(encodedHuge.contains(#""size":3}"#))
+            try board.jetStream.publish(JobBoard.jobsSubject, Array(encodedHuge.replacingOccurrences(of: #""size":3}"#, with: #""size":100000000000}"#).utf8),
+                                        messageID: huge.id)
+            try board.jetStream.publish(JobBoard.jobsSubject, Array(encodedNegative.replacingOccurrences(of: #""size":3}"#, with: #""size":-1}"#).utf8),
+                                        messageID: negative.id)
+            try board.queue(job)
+            let runner = CountingRunner()
+            let results = try work(board, runner: runner, until: [huge.id, negative.id, job.id])
+            for claim in [huge.id, negative.id] {
+                #expect(results[claim]?.status == .failed)
+                #expect(results[claim]?.reasons.last?.contains("1 chunks cannot hold the") == true, "\(results[claim]?.reasons ?? [])")
+            }
+            #expect(results[job.id]?.status == .done)
+            #expect(runner.runs == 1)
+            _ = server
+        }
+    }
+
     @Test func aJobOfAKindThisWorkerCannotReadFailsAtOnceWithTheReason() async throws {
         try await OffPool.run { () throws in
             let (server, board) = try board()
