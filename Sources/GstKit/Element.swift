@@ -27,8 +27,22 @@ public final class Element: @unchecked Sendable {
 
     /// Every element inside a bin, at any depth, made by the factory `factoryName`.
     public func descendants(factory factoryName: String) -> [Element] {
-        let bin = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstBin.self)
-        guard let iterator = gst_bin_iterate_all_by_element_factory_name(bin, factoryName) else { return [] }
+        Self.elements(of: gst_bin_iterate_all_by_element_factory_name(bin, factoryName))
+    }
+
+    /// Every element inside a bin, at any depth (inner bins and their elements).
+    public var descendants: [Element] { Self.elements(of: gst_bin_iterate_recurse(bin)) }
+
+    /// The name of the factory that made the element ("filesrc"); nil for
+    /// one made without a factory.
+    public var factoryName: String? {
+        gst_element_get_factory(pointer).map { String(cString: parley_object_name(UnsafeMutableRawPointer($0))) }
+    }
+
+    private var bin: UnsafeMutablePointer<GstBin> { UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstBin.self) }
+
+    private static func elements(of iterator: UnsafeMutablePointer<GstIterator>?) -> [Element] {
+        guard let iterator else { return [] }
         defer { gst_iterator_free(iterator) }
         var found: [Element] = []
         var value = GValue()

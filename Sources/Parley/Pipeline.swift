@@ -167,6 +167,9 @@ public final class Pipeline: @unchecked Sendable {
     /// Every element made by `factory` (e.g. "sessionrecorder"), at any depth.
     public func elements(factory: String) -> [GstKit.Element] { pipeline.descendants(factory: factory) }
 
+    /// Every element in the pipeline, at any depth.
+    public var elements: [GstKit.Element] { pipeline.descendants }
+
     /// The sinks whose `location` is a file they create: GStreamer's file
     /// sinks and Parley's transcriptsink. (sessionrecorder makes its own
     /// folder; a `location` of `-` or empty is standard output.)

@@ -14,10 +14,17 @@ import ParleyJobs
 /// write over one another in the worker's folder: it is resolved inside the
 /// job's `outputs` instead, and the file comes back with the result. A
 /// relative path that climbs out (`../x`) fails the job, naming the variable.
+///
+/// Unless `trustsPipelines`, the built pipeline must stay inside the job's
+/// folder (`PipelineConfinement`: its files, no network or device, no
+/// provider address of the submitter's) or the job fails before it plays.
 struct PipelineJobRunner: JobRunner {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
+
+    /// `parley worker --trust-pipelines`: run whatever a submitter's pipeline reaches.
+    var trustsPipelines = false
 
     func run(_ job: JobSpec, input: URL, outputs: URL) throws -> JobOutcome {
         let folder = outputs.deletingLastPathComponent()
@@ -31,6 +38,15 @@ struct PipelineJobRunner: JobRunner {
             throw Failure(description: "\(error)")
         }
         if let shard = job.bench {
+            // What the bench plays: the file with a recording of the corpus as its SOURCE, a session inside outputs.
+            do {
+                try confine(try BenchPipeline(file: file, overrides: job.variables)
+                    .built(streamPath: input.path, session: outputs.appendingPathComponent("sessions").path), to: folder)
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                throw Failure(description: "\(job.pipelineName): \(error)")
+            }
             return try Self.wait { try await BenchShardRunner.run(job, shard: shard, pipeline: file, manifest: input, outputs: outputs) }
         }
         let declared = Set(file.variables.map(\.name))
@@ -49,11 +65,14 @@ struct PipelineJobRunner: JobRunner {
         guard errors.isEmpty else {
             throw Failure(description: errors.map(\.description).joined(separator: "; "))
         }
-        let launch: String
         let pipeline: Pipeline
         do {
-            launch = PipelineFile.launchString(try file.tokens(overrides: overrides))
-            pipeline = try Pipeline(launch: launch)
+            pipeline = try Pipeline(launch: PipelineFile.launchString(try file.tokens(overrides: overrides)))
+        } catch {
+            throw Failure(description: "\(job.pipelineName): \(error)")
+        }
+        try confine(pipeline, to: folder)
+        do {
             // The folders under outputs the file sinks write into, as `parley run` makes them.
             try pipeline.createOutputFolders()
         } catch {
@@ -89,6 +108,15 @@ struct PipelineJobRunner: JobRunner {
             }
         }
         return JobOutcome(lines: collected.lines, audioSeconds: Double(collected.inputNanoseconds) / 1e9)
+    }
+
+    func confine(_ pipeline: Pipeline, to folder: URL) throws {
+        guard !trustsPipelines else { return }
+        let violations = PipelineConfinement(folder: folder.path).violations(in: pipeline)
+        guard violations.isEmpty else {
+            throw Failure(description: "this worker keeps a job's pipeline inside the job's folder (parley worker --trust-pipelines lifts that): "
+                          + violations.joined(separator: "; "))
+        }
     }
 
     /// Runs async work to its end from a worker's (plain) thread.

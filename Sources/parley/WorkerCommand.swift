@@ -19,6 +19,11 @@ struct WorkerCommand: AsyncParsableCommand {
             Every worker shares one durable consumer (parley-workers): the first to start sets --ack-wait \
             and --max-deliver, and a worker asking for others is refused with the values to use.
 
+            A job's pipeline runs as this worker's user, so it is checked before it plays: its files \
+            (location, uri, cache-dir) inside the job's folder, no network element, no device, no \
+            base-url (an API key in this worker's environment goes only to its provider's own address). \
+            --trust-pipelines lifts the check, for submitters trusted as this user.
+
             \(ExitStatus.table)
             """)
 
@@ -30,6 +35,9 @@ struct WorkerCommand: AsyncParsableCommand {
     var maxDeliver = WorkerSettings.DEFAULT_MAX_DELIVER
     @Option(name: .customLong("retry-delay"), help: "Seconds before a failed attempt is delivered again.")
     var retryDelay = Double(WorkerSettings.DEFAULT_RETRY_DELAY.components.seconds)
+    @Flag(name: .customLong("trust-pipelines"),
+          help: "Run every job's pipeline as it was sent: files anywhere this user may reach, the network, devices, any provider address. Without it a job's pipeline keeps to the job's folder, with no network or device and the providers' own addresses only, or fails.")
+    var trustPipelines = false
     @Option(name: .customLong("work-dir"), help: "Where jobs' inputs and sessions are written while they run, each job in a folder of its own removed when it ends (default: a temporary folder, removed when the worker exits).")
     var workDir: String?
 
@@ -50,7 +58,7 @@ struct WorkerCommand: AsyncParsableCommand {
         settings.maxDeliver = maxDeliver
         settings.retryDelay = .milliseconds(Int64(retryDelay * 1000))
         let board = try nats.board(as: "parley worker \(name)")
-        let worker = Worker(board: board, settings: settings, runner: PipelineJobRunner(), name: name) { line in
+        let worker = Worker(board: board, settings: settings, runner: PipelineJobRunner(trustsPipelines: trustPipelines), name: name) { line in
             printError("worker \(name): \(line)")
         }
         let subscriptions: Worker.Subscriptions

@@ -426,6 +426,44 @@ struct WorkQueueTests {
         #expect(!transcript.isEmpty)
     }
 
+    /// A job's pipeline runs as the worker's user: one that reads a file of
+    /// the worker's host fails, naming it, unless the worker trusts its
+    /// submitters (`--trust-pipelines`), when the file comes back with the result.
+    @Test func aJobReachingOutsideItsFolderFailsUnlessTheWorkerTrustsPipelines() async throws {
+        let cluster = try await Cluster()
+        let secret = cluster.folder.appendingPathComponent("host-secret.txt")
+        try "the worker's own\n".write(to: secret, atomically: true, encoding: .utf8)
+        let file = cluster.folder.appendingPathComponent("copy.pipeline").path
+        try """
+            #@ description Copies a file of the worker's host into the job's outputs
+            #@ var INPUT=  The recording (unused)
+            #@ var FILE=\(secret.path)  A file on the worker's host
+            #@ var COPY=out/copy.txt  Where the copy goes (in the job's outputs)
+            filesrc location=${FILE} ! filesink location=${COPY}
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let recording = try await SpeechFixtures.asteriskPrompts("en", count: 1).map(\.path)
+        func copyJob() async throws -> JobStatus? {
+            let submitted = try await cluster.parley(["submit", file, "--input"] + recording)
+            #expect(submitted.status == 0, "\(submitted.stderr)")
+            let batch = String((submitted.stdout.split(separator: "\n").first ?? "").split(separator: " ")[1].dropLast())
+            _ = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
+            return try await cluster.status(batch).first
+        }
+
+        let confined = try await cluster.worker(["--ack-wait", "4", "--max-deliver", "1"])
+        let refused = try #require(try await copyJob()?.result)
+        #expect(refused.status == "failed")
+        #expect(refused.reasons.first?.contains("location \"\(secret.path)\" is outside the job's folder") == true, "\(refused.reasons)")
+        #expect(refused.reasons.first?.contains("--trust-pipelines") == true, "\(refused.reasons)")
+        confined.signal(SIGTERM)
+        #expect(await confined.exitStatus(within: 30) == 0)
+
+        try await cluster.worker(["--ack-wait", "4", "--max-deliver", "1", "--trust-pipelines"])
+        let trusted = try #require(try await copyJob()?.result)
+        #expect(trusted.status == "done", "\(trusted.reasons)")
+        #expect(trusted.files.contains { $0.name.hasSuffix("out/copy.txt") && $0.size == 17 }, "\(trusted.files.map(\.name))")
+    }
+
     @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {
         let cluster = try await Cluster()
         try await cluster.worker(["--ack-wait", "4", "--max-deliver", "2", "--retry-delay", "0.2"])

@@ -29,15 +29,18 @@ public struct BenchPipeline: Sendable {
     /// Builds the pipeline once, without playing it, to refuse what the
     /// bench cannot measure before the corpus is decoded.
     public func checkMeasurable() throws(BenchError) {
+        if let problem = Self.unmeasurable(try built(streamPath: "/dev/null")) { throw .pipeline(problem) }
+    }
+
+    /// The pipeline as the bench plays a recording at `streamPath`, built, not played.
+    public func built(streamPath: String, session: String? = nil) throws(BenchError) -> Pipeline {
         _ = BenchRunner.probeRegistered
-        let launch = try launch(streamPath: "/dev/null", paced: false)
-        let pipeline: Pipeline
+        let launch = try launch(streamPath: streamPath, paced: false, session: session)
         do {
-            pipeline = try Pipeline(launch: launch)
+            return try Pipeline(launch: launch)
         } catch {
             throw .pipeline(error.description)
         }
-        if let problem = Self.unmeasurable(pipeline) { throw .pipeline(problem) }
     }
 
     /// Why the bench cannot measure this pipeline, or nil.

@@ -1,0 +1,75 @@
+import Foundation
+import GstKit
+
+/// What a pipeline someone else sent may touch when it runs here: a
+/// worker's job (`parley worker`) runs the submitter's pipeline file as the
+/// worker's user, so unless the worker trusts its submitters
+/// (`--trust-pipelines`) the built pipeline is checked before it plays:
+///
+/// - files only inside the job's folder: every `location` and `cache-dir`
+///   (filesrc, filesink, transcriptsink, sessionrecorder, recordingsrc,
+///   streamtranslator's cache…) is an absolute path below it, every `uri` a
+///   `file://` URI below it (a path that climbs out with `..` is judged where
+///   it lands). Left empty they are the worker's own places (standard
+///   output, its translation cache), which a job cannot choose;
+/// - no network and no devices: no element whose class says Network, none
+///   with a `device` property (ALSA, PulseAudio, V4L2), none of the `auto*`
+///   sinks and sources that choose a device when they start;
+/// - no provider at an address the worker was not given: a cloud element's
+///   `base-url` must stay empty, the provider's own address, so an API key
+///   this worker holds in its environment is never sent elsewhere.
+///
+/// A violation names the element and what it would reach; the job fails
+/// with it, before anything is read or written.
+public struct PipelineConfinement: Sendable {
+    /// The job's folder, absolute and standardised.
+    public let folder: String
+
+    public init(folder: String) {
+        self.folder = URL(fileURLWithPath: folder).standardizedFileURL.path
+    }
+
+    /// Properties that name a file or a folder.
+    static let pathProperties = ["location", "cache-dir"]
+    /// Sinks and sources that open a device of their own choosing.
+    static let deviceChoosers: Set<String> = ["autoaudiosink", "autoaudiosrc", "autovideosink", "autovideosrc"]
+
+    /// What the pipeline would reach outside the job, one line each (empty: nothing).
+    public func violations(in pipeline: Pipeline) -> [String] {
+        violations(among: pipeline.elements)
+    }
+
+    func violations(among elements: [Element]) -> [String] {
+        var found: [String] = []
+        for element in elements {
+            let factory = element.factoryName ?? ""
+            let named = "\(element.name) (\(factory))"
+            if Self.deviceChoosers.contains(factory) || element.property("device") != nil {
+                found.append("\(named) opens a device")
+            } else if let klass = factory.isEmpty ? nil : ElementFactory(named: factory)?.klass, klass.contains("Network") {
+                found.append("\(named) reaches the network (\(klass))")
+            }
+            for name in Self.pathProperties {
+                // "-" is standard output (transcriptsink); "none" keeps streamtranslator's cache in memory.
+                guard let value = element.property(name)?.string, !value.isEmpty, value != "-", value != "none" else { continue }
+                if !isInside(value) { found.append("\(named): \(name) \"\(value)\" is outside the job's folder \(folder)") }
+            }
+            if let uri = element.property("uri")?.string, !uri.isEmpty {
+                let path = uri.hasPrefix("file://") ? URL(string: uri)?.path : nil
+                if path.map(isInside) != true { found.append("\(named): uri \"\(uri)\" is not a file inside the job's folder \(folder)") }
+            }
+            if let addresses = element.property("base-url")?.string,
+               !addresses.split(separator: ",").allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+                found.append("\(named): base-url \"\(addresses)\" is an address this worker was not given (its API keys go only to the providers' own)")
+            }
+        }
+        return found
+    }
+
+    /// Whether `path` is an absolute path inside the job's folder once `..` is resolved.
+    func isInside(_ path: String) -> Bool {
+        guard path.hasPrefix("/") else { return false }
+        let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
+        return standardized == folder || standardized.hasPrefix(folder + "/")
+    }
+}

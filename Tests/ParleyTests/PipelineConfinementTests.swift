@@ -1,0 +1,55 @@
+import Foundation
+import Parley
+import ParleyTestSupport
+import Testing
+
+/// What a worker lets a job's pipeline reach, on real built pipelines.
+@Suite struct PipelineConfinementTests {
+    let job = TestSupport.temporaryFolder().path
+
+    func violations(_ launch: String) throws -> [String] {
+        PipelineConfinement(folder: job).violations(in: try Pipeline(launch: launch))
+    }
+
+    @Test func aPipelineKeepingToTheJobsFolderPasses() throws {
+        let inside = try violations("""
+            filesrc location=\(job)/input/a.wav ! wavparse ! audioconvert ! audioresample ! vadsegmenter
+              ! cloudstt provider=local ! tee name=t
+            t. ! queue ! transcriptsink location=\(job)/outputs/out/t.srt
+            t. ! queue ! streamtranslator cache-dir=none ! cloudtts ! wavenc ! filesink location=\(job)/outputs/../outputs/s.wav
+            """)
+        #expect(inside.isEmpty, "\(inside)")
+        // Left empty, a place is the worker's own (standard output, its translation cache): not the job's to choose.
+        #expect(try violations("fakesrc num-buffers=1 ! streamtranslator ! transcriptsink").isEmpty)
+    }
+
+    @Test func filesOutsideTheFolderAreNamedWithTheirElement() throws {
+        let found = try violations("""
+            filesrc name=secret location=/etc/passwd ! fakesink
+            fakesrc ! filesink name=climb location=\(job)/outputs/../../escape.wav
+            fakesrc ! filesink name=here location=relative.wav
+            fakesrc ! streamtranslator name=cache cache-dir=/tmp/elsewhere ! fakesink
+            uridecodebin name=web uri=http://example.com/a.wav ! fakesink
+            """)
+        #expect(found.count == 5, "\(found)")
+        for expected in ["secret (filesrc): location \"/etc/passwd\" is outside the job's folder",
+                         "climb (filesink): location", "here (filesink): location \"relative.wav\"",
+                         "cache (streamtranslator): cache-dir \"/tmp/elsewhere\"",
+                         "web (uridecodebin): uri \"http://example.com/a.wav\" is not a file inside the job's folder"] {
+            #expect(found.contains { $0.hasPrefix(expected) }, "\(expected) in \(found)")
+        }
+    }
+
+    @Test func theNetworkDevicesAndASubmittersProviderAddressAreRefused() throws {
+        let found = try violations("""
+            fakesrc ! tcpclientsink name=out host=192.0.2.1 port=9
+            fakesrc ! audioconvert ! autoaudiosink name=speakers
+            fakesrc ! cloudstt name=stt provider=compatible base-url=http://192.0.2.1/v1 api-key-env=OPENAI_API_KEY ! fakesink
+            """)
+        #expect(found.count == 3, "\(found)")
+        #expect(found.contains { $0.hasPrefix("out (tcpclientsink) reaches the network (Sink/Network)") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("speakers (autoaudiosink) opens a device") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("stt (cloudstt): base-url \"http://192.0.2.1/v1\" is an address this worker was not given") },
+                "\(found)")
+    }
+}
