@@ -6,12 +6,15 @@ import GstKit
 /// worker's user, so unless the worker trusts its submitters
 /// (`--trust-pipelines`) the built pipeline is checked before it plays:
 ///
-/// - files only inside the job's folder: every `location` and `cache-dir`
-///   (filesrc, filesink, transcriptsink, sessionrecorder, recordingsrc,
-///   streamtranslator's cache…) is an absolute path below it, every `uri` a
+/// - files only inside the job's folder: every property named for a place
+///   (`location`, `cache-dir`, `…-file`, `…-path`: filesrc, filesink,
+///   transcriptsink, sessionrecorder, recordingsrc, streamtranslator's cache,
+///   mp4mux's recovery file…) is an absolute path below it, every `uri` a
 ///   `file://` URI below it (a path that climbs out with `..` is judged where
 ///   it lands). Left empty they are the worker's own places (standard
-///   output, its translation cache), which a job cannot choose;
+///   output, its translation cache), which a job cannot choose; an
+///   element's own default counts as chosen (mp4mux's faststart-file in
+///   /tmp), so such a job names a place in its folder instead;
 /// - no network and no devices: no element whose class says Network, none
 ///   with a `device` property (ALSA, PulseAudio, V4L2), none of the `auto*`
 ///   sinks and sources that choose a device when they start;
@@ -29,8 +32,14 @@ public struct PipelineConfinement: Sendable {
         self.folder = URL(fileURLWithPath: folder).standardizedFileURL.path
     }
 
-    /// Properties that name a file or a folder.
-    static let pathProperties = ["location", "cache-dir"]
+    /// The words of a property's name that make it name a file or a folder
+    /// (location, cache-dir, mp4mux's moov-recovery-file, …): any element's,
+    /// not a list of elements that may grow out of date.
+    static let pathWords: Set<Substring> = ["location", "file", "filename", "dir", "directory", "folder", "path"]
+
+    static func namesAPlace(_ property: String) -> Bool {
+        property.split(separator: "-").contains { pathWords.contains($0) }
+    }
     /// Sinks and sources that open a device of their own choosing.
     static let deviceChoosers: Set<String> = ["autoaudiosink", "autoaudiosrc", "autovideosink", "autovideosrc"]
 
@@ -49,7 +58,7 @@ public struct PipelineConfinement: Sendable {
             } else if let klass = factory.isEmpty ? nil : ElementFactory(named: factory)?.klass, klass.contains("Network") {
                 found.append("\(named) reaches the network (\(klass))")
             }
-            for name in Self.pathProperties {
+            for name in element.propertyNames where Self.namesAPlace(name) {
                 // "-" is standard output (transcriptsink); "none" keeps streamtranslator's cache in memory.
                 guard let value = element.property(name)?.string, !value.isEmpty, value != "-", value != "none" else { continue }
                 if !isInside(value) { found.append("\(named): \(name) \"\(value)\" is outside the job's folder \(folder)") }

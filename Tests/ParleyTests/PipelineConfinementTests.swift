@@ -30,12 +30,14 @@ import Testing
             fakesrc ! filesink name=here location=relative.wav
             fakesrc ! streamtranslator name=cache cache-dir=/tmp/elsewhere ! fakesink
             uridecodebin name=web uri=http://example.com/a.wav ! fakesink
+            mp4mux name=mux moov-recovery-file=/tmp/recovery faststart-file=\(job)/outputs/faststart.tmp
             """)
-        #expect(found.count == 5, "\(found)")
+        #expect(found.count == 6, "\(found)")
         for expected in ["secret (filesrc): location \"/etc/passwd\" is outside the job's folder",
                          "climb (filesink): location", "here (filesink): location \"relative.wav\"",
                          "cache (streamtranslator): cache-dir \"/tmp/elsewhere\"",
-                         "web (uridecodebin): uri \"http://example.com/a.wav\" is not a file inside the job's folder"] {
+                         "web (uridecodebin): uri \"http://example.com/a.wav\" is not a file inside the job's folder",
+                         "mux (mp4mux): moov-recovery-file \"/tmp/recovery\""] {
             #expect(found.contains { $0.hasPrefix(expected) }, "\(expected) in \(found)")
         }
     }
