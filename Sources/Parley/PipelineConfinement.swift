@@ -17,7 +17,8 @@ import GstKit
 ///   /tmp), so such a job names a place in its folder instead;
 /// - no network and no devices: no element whose class says Network, none
 ///   with a `device` property (ALSA, PulseAudio, V4L2), none of the `auto*`
-///   sinks and sources that choose a device when they start;
+///   sinks and sources or players (playbin) that choose a device when they
+///   start;
 /// - no provider at an address the worker was not given: a cloud element's
 ///   `base-url` must stay empty, the provider's own address, so an API key
 ///   this worker holds in its environment is never sent elsewhere.
@@ -40,8 +41,10 @@ public struct PipelineConfinement: Sendable {
     static func namesAPlace(_ property: String) -> Bool {
         property.split(separator: "-").contains { pathWords.contains($0) }
     }
-    /// Sinks and sources that open a device of their own choosing.
-    static let deviceChoosers: Set<String> = ["autoaudiosink", "autoaudiosrc", "autovideosink", "autovideosrc"]
+    /// Sinks, sources and players that open a device of their own choosing
+    /// when they start (so no `device` property shows it beforehand).
+    static let deviceChoosers: Set<String> = ["autoaudiosink", "autoaudiosrc", "autovideosink", "autovideosrc",
+                                              "playbin", "playbin3", "playsink"]
 
     /// What the pipeline would reach outside the job, one line each (empty: nothing).
     public func violations(in pipeline: Pipeline) -> [String] {

@@ -46,9 +46,11 @@ import Testing
         let found = try violations("""
             fakesrc ! tcpclientsink name=out host=192.0.2.1 port=9
             fakesrc ! audioconvert ! autoaudiosink name=speakers
+            playbin name=player uri=file://\(job)/input/a.wav
             fakesrc ! cloudstt name=stt provider=compatible base-url=http://192.0.2.1/v1 api-key-env=OPENAI_API_KEY ! fakesink
             """)
-        #expect(found.count == 3, "\(found)")
+        #expect(found.count == 5, "\(found)")  // playbin and the playsink inside it
+        #expect(found.contains { $0.hasPrefix("player (playbin) opens a device") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("out (tcpclientsink) reaches the network (Sink/Network)") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("speakers (autoaudiosink) opens a device") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("stt (cloudstt): base-url \"http://192.0.2.1/v1\" is an address this worker was not given") },
