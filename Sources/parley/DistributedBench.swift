@@ -114,8 +114,9 @@ struct DistributedBench {
 enum BenchShardRunner {
     static let recordPath = "bench/shard.json"
 
-    static func run(_ job: JobSpec, shard: BenchShard, pipeline: PipelineFile, manifest: URL, outputs: URL) async throws -> JobOutcome {
-        let execution = try await BenchExecution(parsed: pipeline, overrides: job.variables, manifest: manifest.path,
+    static func run(_ job: JobSpec, shard: BenchShard, pipeline: PipelineFile, variables: [String: String], manifest: URL,
+                    outputs: URL) async throws -> JobOutcome {
+        let execution = try await BenchExecution(parsed: pipeline, overrides: variables, manifest: manifest.path,
                                                  warmup: shard.warmup, gap: shard.gap, work: outputs.deletingLastPathComponent())
         let results = try await execution.play(runs: shard.runs, paced: shard.paced,
                                                sessions: outputs.appendingPathComponent("sessions").path, progress: nil,

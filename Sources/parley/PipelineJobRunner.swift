@@ -37,20 +37,28 @@ struct PipelineJobRunner: JobRunner {
         } catch {
             throw Failure(description: "\(error)")
         }
+        // A job's variables are its own (--set) and the file's defaults, never this worker's
+        // environment, which a declared ${OPENAI_API_KEY} would otherwise read into the job.
+        // (parley bench sets SOURCE and SINK itself.)
+        let variables = Dictionary(file.variables.filter { job.bench == nil || !["SOURCE", "SINK"].contains($0.name) }
+            .map { ($0.name, $0.defaultValue) }, uniquingKeysWith: { first, _ in first })
+            .merging(job.variables) { _, set in set }
         if let shard = job.bench {
             // What the bench plays: the file with a recording of the corpus as its SOURCE, a session inside outputs.
             do {
-                try confine(try BenchPipeline(file: file, overrides: job.variables)
+                try confine(try BenchPipeline(file: file, overrides: variables)
                     .built(streamPath: input.path, session: outputs.appendingPathComponent("sessions").path), to: folder)
             } catch let failure as Failure {
                 throw failure
             } catch {
                 throw Failure(description: "\(job.pipelineName): \(error)")
             }
-            return try Self.wait { try await BenchShardRunner.run(job, shard: shard, pipeline: file, manifest: input, outputs: outputs) }
+            return try Self.wait {
+                try await BenchShardRunner.run(job, shard: shard, pipeline: file, variables: variables, manifest: input, outputs: outputs)
+            }
         }
         let declared = Set(file.variables.map(\.name))
-        var overrides = job.variables
+        var overrides = variables
         overrides["INPUT"] = input.path
         if declared.contains("SESSION") { overrides["SESSION"] = sessionFolder.path }
         for variable in file.variables where variable.name != "INPUT" && variable.name != "SESSION" {

@@ -428,7 +428,8 @@ struct WorkQueueTests {
 
     /// A job's pipeline runs as the worker's user: one that reads a file of
     /// the worker's host fails, naming it, unless the worker trusts its
-    /// submitters (`--trust-pipelines`), when the file comes back with the result.
+    /// submitters (`--trust-pipelines`), when the file comes back with the
+    /// result. Either way its variables never come from the worker's environment.
     @Test func aJobReachingOutsideItsFolderFailsUnlessTheWorkerTrustsPipelines() async throws {
         let cluster = try await Cluster()
         let secret = cluster.folder.appendingPathComponent("host-secret.txt")
@@ -438,8 +439,9 @@ struct WorkQueueTests {
             #@ description Copies a file of the worker's host into the job's outputs
             #@ var INPUT=  The recording (unused)
             #@ var FILE=\(secret.path)  A file on the worker's host
-            #@ var COPY=out/copy.txt  Where the copy goes (in the job's outputs)
-            filesrc location=${FILE} ! filesink location=${COPY}
+            #@ var DIR=out/  Where the copy goes (in the job's outputs)
+            #@ var HOME=nowhere  The job's own, not the worker's environment's
+            filesrc location=${FILE} ! filesink location=${DIR}/copy-${HOME}.txt
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let recording = try await SpeechFixtures.asteriskPrompts("en", count: 1).map(\.path)
         func copyJob() async throws -> JobStatus? {
@@ -461,7 +463,8 @@ struct WorkQueueTests {
         try await cluster.worker(["--ack-wait", "4", "--max-deliver", "1", "--trust-pipelines"])
         let trusted = try #require(try await copyJob()?.result)
         #expect(trusted.status == "done", "\(trusted.reasons)")
-        #expect(trusted.files.contains { $0.name.hasSuffix("out/copy.txt") && $0.size == 17 }, "\(trusted.files.map(\.name))")
+        // A declared variable is the job's value or the file's default: the worker's HOME does not leak in.
+        #expect(trusted.files.contains { $0.name.hasSuffix("out/copy-nowhere.txt") && $0.size == 17 }, "\(trusted.files.map(\.name))")
     }
 
     @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {
