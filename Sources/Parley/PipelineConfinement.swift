@@ -1,5 +1,6 @@
 import Foundation
 import GstKit
+import ParleyCore
 
 /// What a pipeline someone else sent may touch when it runs here: a
 /// worker's job (`parley worker`) runs the submitter's pipeline file as the
@@ -41,21 +42,20 @@ public struct PipelineConfinement: Sendable {
     static func namesAPlace(_ property: String) -> Bool {
         property.split(separator: "-").contains { pathWords.contains($0) }
     }
+
     /// Sinks, sources and players that open a device of their own choosing
     /// when they start (so no `device` property shows it beforehand).
     static let deviceChoosers: Set<String> = ["autoaudiosink", "autoaudiosrc", "autovideosink", "autovideosrc",
                                               "playbin", "playbin3", "playsink"]
 
-    /// What the pipeline would reach outside the job, one line each (empty: nothing).
+    /// What the pipeline would reach outside the job, one line each (empty:
+    /// nothing). The job's values are quoted as excerpts (`SafeText`).
     public func violations(in pipeline: Pipeline) -> [String] {
-        violations(among: pipeline.elements)
-    }
-
-    func violations(among elements: [Element]) -> [String] {
         var found: [String] = []
-        for element in elements {
+        func quoted(_ value: String) -> String { "\"\(SafeText.excerpt(value, limit: 120))\"" }
+        for element in pipeline.elements {
             let factory = element.factoryName ?? ""
-            let named = "\(element.name) (\(factory))"
+            let named = "\(SafeText.excerpt(element.name, limit: 60)) (\(factory))"
             if Self.deviceChoosers.contains(factory) || element.property("device") != nil {
                 found.append("\(named) opens a device")
             } else if let klass = factory.isEmpty ? nil : ElementFactory(named: factory)?.klass, klass.contains("Network") {
@@ -64,15 +64,15 @@ public struct PipelineConfinement: Sendable {
             for name in element.propertyNames where Self.namesAPlace(name) {
                 // "-" is standard output (transcriptsink); "none" keeps streamtranslator's cache in memory.
                 guard let value = element.property(name)?.string, !value.isEmpty, value != "-", value != "none" else { continue }
-                if !isInside(value) { found.append("\(named): \(name) \"\(value)\" is outside the job's folder \(folder)") }
+                if !isInside(value) { found.append("\(named): \(name) \(quoted(value)) is outside the job's folder \(folder)") }
             }
             if let uri = element.property("uri")?.string, !uri.isEmpty {
                 let path = uri.hasPrefix("file://") ? URL(string: uri)?.path : nil
-                if path.map(isInside) != true { found.append("\(named): uri \"\(uri)\" is not a file inside the job's folder \(folder)") }
+                if path.map(isInside) != true { found.append("\(named): uri \(quoted(uri)) is not a file inside the job's folder \(folder)") }
             }
             if let addresses = element.property("base-url")?.string,
                !addresses.split(separator: ",").allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-                found.append("\(named): base-url \"\(addresses)\" is an address this worker was not given (its API keys go only to the providers' own)")
+                found.append("\(named): base-url \(quoted(addresses)) is an address this worker was not given (its API keys go only to the providers' own)")
             }
         }
         return found
