@@ -69,7 +69,7 @@ public struct JobSpec: Codable, Sendable, Equatable {
     }
 
     /// The id is a job id and the one the batch and index make.
-    public var isWellFormed: Bool { Self.isBatchID(batch) && index >= 0 && id == Self.id(batch: batch, index: index) }
+    public var isWellFormed: Bool { id == Self.id(batch: batch, index: index) && Self.isJobID(id) }
 }
 
 /// Where a job's audio comes from. Only stored files exist today; a live

@@ -39,20 +39,20 @@ struct PipelineJobRunner: JobRunner {
         }
         // A job's variables are its own (--set) and the file's defaults, never this worker's
         // environment, which a declared ${OPENAI_API_KEY} would otherwise read into the job.
-        // (parley bench sets SOURCE and SINK itself.)
-        let variables = Dictionary(file.variables.filter { job.bench == nil || !["SOURCE", "SINK"].contains($0.name) }
-            .map { ($0.name, $0.defaultValue) }, uniquingKeysWith: { first, _ in first })
-            .merging(job.variables) { _, set in set }
+        // (A --set name the file does not declare stays, for the validator to name.)
+        let variables = job.variables.merging(file.resolvedVariables(overrides: job.variables, environment: [:])) { set, _ in set }
         if let shard = job.bench {
+            // parley bench sets SOURCE and SINK itself (and refuses them --set).
+            let variables = variables.filter { !["SOURCE", "SINK"].contains($0.key) || job.variables[$0.key] != nil }
             // What the bench plays: the file with a recording of the corpus as its SOURCE, a session inside outputs.
+            let played: Pipeline
             do {
-                try confine(try BenchPipeline(file: file, overrides: variables)
-                    .built(streamPath: input.path, session: outputs.appendingPathComponent("sessions").path), to: folder)
-            } catch let failure as Failure {
-                throw failure
+                played = try BenchPipeline(file: file, overrides: variables)
+                    .built(streamPath: input.path, session: outputs.appendingPathComponent("sessions").path)
             } catch {
                 throw Failure(description: "\(job.pipelineName): \(error)")
             }
+            try confine(played, to: folder)
             return try Self.wait {
                 try await BenchShardRunner.run(job, shard: shard, pipeline: file, variables: variables, manifest: input, outputs: outputs)
             }

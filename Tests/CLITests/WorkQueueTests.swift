@@ -51,9 +51,9 @@ struct WorkQueueTests {
             try await TestSupport.run(TestSupport.parleyExecutable, arguments + ["--nats", url], environment: environment)
         }
 
-        /// Submits one job per input; returns the batch id.
-        func submit(_ inputs: [String]) async throws -> String {
-            let submitted = try await parley(["submit", pipelineFile, "--input"] + inputs)
+        /// Submits one job per input (of `pipeline`, the cluster's own by default); returns the batch id.
+        func submit(_ inputs: [String], pipeline: String? = nil) async throws -> String {
+            let submitted = try await parley(["submit", pipeline ?? pipelineFile, "--input"] + inputs)
             #expect(submitted.status == 0, "\(submitted.stderr)")
             let first = submitted.stdout.split(separator: "\n").first ?? ""
             #expect(submitted.stdout.split(separator: "\n").count == inputs.count + 1)
@@ -445,9 +445,7 @@ struct WorkQueueTests {
             """.write(toFile: file, atomically: true, encoding: .utf8)
         let recording = try await SpeechFixtures.asteriskPrompts("en", count: 1).map(\.path)
         func copyJob() async throws -> JobStatus? {
-            let submitted = try await cluster.parley(["submit", file, "--input"] + recording)
-            #expect(submitted.status == 0, "\(submitted.stderr)")
-            let batch = String((submitted.stdout.split(separator: "\n").first ?? "").split(separator: " ")[1].dropLast())
+            let batch = try await cluster.submit(recording, pipeline: file)
             _ = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
             return try await cluster.status(batch).first
         }

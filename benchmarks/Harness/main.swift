@@ -70,18 +70,19 @@ case "vad-frames":
         exit(2)
     }
     var configuration = VADSegmenterElement.defaultConfiguration
-    if let text = option("--onset-threshold") {
-        guard let value = Float(text), (0...1).contains(value) else {
-            FileHandle.standardError.write(Data("parley-bench vad-frames: --onset-threshold \(text) is not a probability from 0 to 1\n".utf8))
+    /// A setting's value from `--name`, if given; exit 2 naming it when it is not `what`.
+    func setting<Value: Comparable>(_ name: String, _ parse: (String) -> Value?, in range: ClosedRange<Value>, what: String) -> Value? {
+        guard let text = option(name) else { return nil }
+        guard let value = parse(text), range.contains(value) else {
+            FileHandle.standardError.write(Data("parley-bench vad-frames: \(name) \(text) is not \(what)\n".utf8))
             exit(2)
         }
+        return value
+    }
+    if let value = setting("--onset-threshold", { Float($0) }, in: 0...1, what: "a probability from 0 to 1") {
         configuration.onsetThreshold = value
     }
-    if let text = option("--silence-ms") {
-        guard let value = Int(text), (10...10_000).contains(value) else {
-            FileHandle.standardError.write(Data("parley-bench vad-frames: --silence-ms \(text) is not a whole number of ms from 10 to 10000\n".utf8))
-            exit(2)
-        }
+    if let value = setting("--silence-ms", { Int($0) }, in: 10...10_000, what: "a whole number of ms from 10 to 10000") {
         configuration.silenceDurationMs = value
     }
     let rows: [String], segments: [VADFrames.Segment], seconds: Double?
