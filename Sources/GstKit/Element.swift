@@ -105,12 +105,13 @@ public final class Element: @unchecked Sendable {
     }
 
     /// Every property, the inherited ones (name, parent) included.
-    public var propertyNames: [String] { listProperties(ownOnly: false).map(\.name) }
+    public var propertyNames: [String] { propertySpecs(ownOnly: false).map { String(cString: $0.pointee.name) } }
 
     /// The element's own properties, not GstObject's or a base class's.
-    public var ownProperties: [ParamInfo] { listProperties(ownOnly: true) }
+    public var ownProperties: [ParamInfo] { propertySpecs(ownOnly: true).map(ParamInfo.init) }
 
-    private func listProperties(ownOnly: Bool) -> [ParamInfo] {
+    /// The class's specs (owned by the class, valid while it is loaded).
+    private func propertySpecs(ownOnly: Bool) -> [UnsafeMutablePointer<GParamSpec>] {
         let klass = UnsafeMutableRawPointer(object.pointee.g_type_instance.g_class!).assumingMemoryBound(to: GObjectClass.self)
         var count: guint = 0
         guard let specs = g_object_class_list_properties(klass, &count) else { return [] }
@@ -118,7 +119,7 @@ public final class Element: @unchecked Sendable {
         let ownType = object.pointee.g_type_instance.g_class.pointee.g_type
         return (0..<Int(count)).compactMap { index in
             let spec = specs[index]!
-            return ownOnly && spec.pointee.owner_type != ownType ? nil : ParamInfo(spec)
+            return ownOnly && spec.pointee.owner_type != ownType ? nil : spec
         }
     }
 

@@ -44,7 +44,11 @@ public struct ParamInfo: Sendable {
     init(_ spec: UnsafeMutablePointer<GParamSpec>) {
         name = String(cString: spec.pointee.name)
         blurb = g_param_spec_get_blurb(spec).map { String(cString: $0) } ?? ""
-        defaultValue = g_param_spec_get_default_value(spec).flatMap { takeGString(gst_value_serialize($0)) } ?? "NULL"
+        // A pointer type's default is mostly NULL, which some serialisers
+        // (GstSample's: a sink's last-sample) do not take without a critical.
+        defaultValue = g_param_spec_get_default_value(spec).flatMap { value in
+            g_value_fits_pointer(value) != 0 && g_value_peek_pointer(value) == nil ? nil : takeGString(gst_value_serialize(value))
+        } ?? "NULL"
         typeName = String(cString: g_type_name(spec.pointee.value_type))
         let flags = UInt32(bitPattern: Int32(spec.pointee.flags.rawValue))
         writable = flags & UInt32(G_PARAM_WRITABLE.rawValue) != 0

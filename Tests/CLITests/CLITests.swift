@@ -74,6 +74,19 @@ import Testing
         #expect(result.stderr.contains("/nonexistent/file.wav"))
     }
 
+    /// A sink's properties include a GstSample (last-sample) whose default is
+    /// NULL: naming the sink's properties for a hint, or describing one,
+    /// must not make GStreamer print criticals (it did, five of them).
+    @Test func aHintOnASinksPropertiesIsCleanOfCriticals() async throws {
+        for (line, expected) in [("fakesink last-samplx=1", "did you mean \"last-sample\"?"),
+                                 ("fakesink last-sample=1", "is not a valid GstSample for fakesink.last-sample")] {
+            let file = try write("sink.pipeline", "#@ description x\nfakesrc num-buffers=1 ! \(line)\n")
+            let result = try await parley(["validate", file])
+            #expect(result.status == 2 && result.stderr.contains(expected), "\(result.stderr)")
+            #expect(!result.stderr.contains("CRITICAL"), "\(result.stderr)")
+        }
+    }
+
     @Test func runRejectsUnknownSetVariables() async throws {
         let file = try write("v.pipeline", "#@ description x\nfakesrc num-buffers=1 ! fakesink\n")
         let result = try await parley(["run", file, "--set", "NOPE=1"])
