@@ -10,6 +10,9 @@ public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
         self.column = column
     }
     public var description: String { "\(line):\(column)" }
+    /// Not a place in the file: a mistake in the file as a whole (it cannot be
+    /// read) or on the command line (a `--set` it does not declare).
+    public static let wholeFile = SourcePosition(line: 0, column: 0)
 }
 
 /// A mistake in a pipeline file, with where it is and what to do about it.
@@ -34,11 +37,16 @@ public struct PipelineFileError: Error, Sendable, Equatable, CustomStringConvert
         return [first] + alsoFound
     }
 
-    /// Compiler style: `file:line:column: error: message`, the line, a caret (for each mistake found).
+    /// Compiler style: `file:line:column: error: message`, the line, a caret
+    /// (for each mistake found); `file: error: message` for the file as a
+    /// whole, and no line or caret where the line is empty.
     public var description: String {
         all.map { error in
+            let place = error.position == .wholeFile ? "" : ":\(error.position)"
+            let heading = "\(error.file)\(place): error: \(error.message)"
+            guard !error.sourceLine.isEmpty else { return heading }
             let caret = String(repeating: " ", count: max(0, error.position.column - 1)) + "^"
-            return "\(error.file):\(error.position): error: \(error.message)\n    \(error.sourceLine)\n    \(caret)"
+            return "\(heading)\n    \(error.sourceLine)\n    \(caret)"
         }.joined(separator: "\n")
     }
 }
@@ -119,7 +127,7 @@ public struct PipelineFile: Sendable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw PipelineFileError(kind: .syntax, file: path, position: .init(line: 1, column: 1),
+            throw PipelineFileError(kind: .syntax, file: path, position: .wholeFile,
                                     message: "cannot read the file: \(error.localizedDescription)", sourceLine: "")
         }
         try self.init(path: path, text: text)
@@ -243,9 +251,11 @@ public struct PipelineFile: Sendable {
     public func tokens(overrides: [String: String] = [:],
                        environment: [String: String] = ProcessInfo.processInfo.environment) throws(PipelineFileError) -> [LaunchToken] {
         for name in overrides.keys where !variables.contains(where: { $0.name == name }) {
-            let declared = variables.map(\.name).joined(separator: ", ")
-            throw error(.undeclaredVariable, at: .init(line: 1, column: 1),
-                        "--set \(name): the file declares no variable \(name)" + (declared.isEmpty ? "" : " (it declares \(declared))"))
+            let names = variables.map(\.name)
+            let hint = Suggestions.closest(to: name, in: names).map { "; did you mean \($0)?" } ?? ""
+            throw error(.undeclaredVariable, at: .wholeFile,
+                        "--set \(name): the file declares no variable \(name)\(hint)"
+                            + (names.isEmpty ? "" : " (it declares \(names.joined(separator: ", ")))"))
         }
         let values = resolvedVariables(overrides: overrides, environment: environment)
         var scanner = LaunchScanner()

@@ -7,7 +7,11 @@ import ParleyCore
 public struct PipelineValidator {
     public init() { Parley.initialize() }
 
-    /// All the errors found (empty when the file is good).
+    /// All the errors found (empty when the file is good), each once: a loop's
+    /// lines are checked once per item, and a mistake that every repetition
+    /// makes alike (a misspelled element) is one mistake at one place. One
+    /// that differs by item (a value written with `${LANG}`) names its value,
+    /// so each repetition that makes it is kept.
     public func validate(_ file: PipelineFile, overrides: [String: String] = [:],
                          environment: [String: String] = ProcessInfo.processInfo.environment) -> [PipelineFileError] {
         let tokens: [LaunchToken]
@@ -91,7 +95,9 @@ public struct PipelineValidator {
             linkPending = false
             filter = nil
         }
-        return errors
+        return errors.reduce(into: []) { kept, error in
+            if !kept.contains(error) { kept.append(error) }
+        }
     }
 
     private func isCaps(_ text: String) -> Bool {

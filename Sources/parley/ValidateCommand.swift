@@ -1,5 +1,6 @@
 import ArgumentParser
 import Parley
+import ParleyCore
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,7 +23,8 @@ struct ValidateCommand: ParsableCommand {
         // no file declares is a mistake.
         let declared = paths.map { Set((try? PipelineFile(path: $0))?.variables.map(\.name) ?? []) }
         for name in overrides.keys.sorted() where !declared.contains(where: { $0.contains(name) }) {
-            throw ValidationError("--set \(name): no file declares a variable \(name)")
+            let hint = Suggestions.closest(to: name, in: declared.flatMap { $0 }.sorted()).map { "; did you mean \($0)?" } ?? ""
+            throw ValidationError("--set \(name): no file declares a variable \(name)\(hint)")
         }
         var failed = 0
         for (path, names) in zip(paths, declared) {

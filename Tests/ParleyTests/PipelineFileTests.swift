@@ -98,8 +98,11 @@ import Testing
         #expect(found.map(\.kind) == [.undeclaredVariable])
         #expect(found[0].position == SourcePosition(line: 4, column: 19))
         #expect(found[0].message.contains("did you mean ${OUT}"))
-        let fromSet = try errors("fakesrc ! fakesink", set: ["NOPE": "1"])
+        let fromSet = try errors("fakesrc ! fakesink", set: ["OUTT": "1"])
         #expect(fromSet.map(\.kind) == [.undeclaredVariable])
+        // The command line's mistake, not a line of the file's: no line or caret shown.
+        #expect(fromSet.first?.description
+                == "test.pipeline: error: --set OUTT: the file declares no variable OUTT; did you mean OUT? (it declares WORDS, OUT)")
         let several = try errors("filesrc location=${IN} ! fakesink name=${NAME}\nfakesrc ! filesink location=${OTU}")
         #expect(several.map(\.position) == [SourcePosition(line: 4, column: 18), SourcePosition(line: 4, column: 40),
                                              SourcePosition(line: 5, column: 29)], "every one, not only the first: \(several)")
@@ -114,6 +117,23 @@ import Testing
             #expect(error.all.map(\.position.line) == [3, 4, 5], "\(error.all)")
             #expect(error.all.map(\.kind) == [.syntax, .syntax, .undeclaredVariable])
             #expect(error.description.components(separatedBy: ": error: ").count == 4, "three compiler-style lines: \(error.description)")
+        }
+    }
+
+    @Test func aFileThatCannotBeReadOrHasNoPipelineSaysSoInOneLine() throws {
+        do {
+            _ = try PipelineFile(path: "/nonexistent/missing.pipeline")
+            Issue.record("the file does not exist")
+        } catch {
+            #expect(error.description.hasPrefix("/nonexistent/missing.pipeline: error: cannot read the file"), "\(error)")
+            #expect(!error.description.contains("\n"), "no empty source line or lone caret: \(error)")
+        }
+        let empty = try PipelineFile(path: "e.pipeline", text: "#@ var A=1  x\n\n")
+        do {
+            _ = try empty.tokens(environment: [:])
+            Issue.record("the file has no pipeline")
+        } catch {
+            #expect(error.description == "e.pipeline:3:1: error: the file has no pipeline")
         }
     }
 
@@ -185,6 +205,14 @@ import Testing
         #expect(launch == "fakesrc ! tee name=heard heard. ! queue name=q_0 ! fakesink name=to_es "
                 + "heard. ! queue name=q_1 ! fakesink name=to_fr heard. ! queue name=q_2 ! fakesink name=to_it")
         #expect(PipelineValidator().validate(parsed, environment: [:]).isEmpty)
+        // A mistake in the loop's lines is reported once, not once per item;
+        // one that depends on the item is reported for each item that makes it.
+        let misspelled = try PipelineFile(path: "m.pipeline", text: text.replacingOccurrences(of: "fakesink name", with: "fakesnk name"))
+        let once = PipelineValidator().validate(misspelled, overrides: ["TARGETS": "es,fr,it"], environment: [:])
+        #expect(once.map(\.message) == [#"no element "fakesnk"; did you mean "fakesink"?"#])
+        let byItem = try PipelineFile(path: "v.pipeline", text: text.replacingOccurrences(of: "queue name", with: "queue max-size-buffers=${LANG} name"))
+        let each = PipelineValidator().validate(byItem, overrides: ["TARGETS": "es,fr"], environment: [:])
+        #expect(each.count == 2 && each.allSatisfy { $0.kind == .badValue && $0.position.line == 4 }, "\(each)")
         for bad in ["#@ each LANG in NOPE\nfakesrc ! fakesink\n#@ end",
                     "#@ var L=a  x\n#@ each X in L\nfakesrc ! fakesink",
                     "#@ end\nfakesrc ! fakesink"] {
