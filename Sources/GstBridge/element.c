@@ -209,14 +209,43 @@ static void element_release_pad(GstElement *element, GstPad *pad) {
   gst_element_remove_pad(element, pad);
 }
 
+// A sink made of request pads (a recorder) is asked as a whole the way a
+// GstBaseSink is: the pipeline's LATENCY query goes to its own sink pad's
+// handler (GStreamer's default would ask upstream past it, answering for the
+// element as if it played in time), and the LATENCY event the pipeline then
+// sends every sink is taken (the default finds no src pad to send it to and
+// reports it unconfigured). What the element answers is decided in Swift.
+static gboolean sink_element_query(GstElement *element, GstQuery *query) {
+  GST_OBJECT_LOCK(element);
+  GstPad *pad = element->sinkpads ? gst_object_ref(element->sinkpads->data) : NULL;
+  GST_OBJECT_UNLOCK(element);
+  if (!pad) return GST_ELEMENT_CLASS(parent_object_class(G_OBJECT(element)))->query(element, query);
+  gboolean answered = gst_pad_query(pad, query);
+  gst_object_unref(pad);
+  return answered;
+}
+
+static gboolean sink_element_send_event(GstElement *element, GstEvent *event) {
+  if (GST_EVENT_TYPE(event) == GST_EVENT_LATENCY) {
+    // Nothing to configure: these sinks write as data arrives, never on the clock.
+    gst_event_unref(event);
+    return TRUE;
+  }
+  return GST_ELEMENT_CLASS(parent_object_class(G_OBJECT(element)))->send_event(element, event);
+}
+
 static void element_class_init(gpointer klass, gpointer class_data) {
   const ParleyElementClassInfo *info = class_data;
   ((ParleyElementClass *)klass)->info = info;
   common_class_init(klass, info);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   if (info->request_src_caps || info->n_request_sinks) {
-    GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
     element_class->request_new_pad = element_request_new_pad;
     element_class->release_pad = element_release_pad;
+  }
+  if (info->n_request_sinks && !info->src_caps && !info->request_src_caps) {
+    element_class->query = sink_element_query;
+    element_class->send_event = sink_element_send_event;
   }
 }
 

@@ -79,6 +79,21 @@ final class MultiSinkDriver<S: MultiSink>: ElementDriver {
         return true  // the end of these streams: nothing goes further
     }
 
+    /// A recorder writes what arrives when it arrives and never waits on the
+    /// clock, so it answers LATENCY as a `GstBaseSink` with `sync=false`
+    /// does: upstream's figures, not live. The pipeline's latency is then
+    /// set by the sinks that play in time. Answering live, with the maximum
+    /// of whichever branch it was asked through, made a pipeline whose
+    /// playing branch needs longer (a recorded transcript beside the spoken
+    /// translation) impossible to configure: GStreamer warned "clock
+    /// problem ... max < min. Add queues".
+    func query(pad: Pad, query: Query) -> Bool {
+        guard pad.isSink, case .latency = query.view else { return pad.queryDefault(query, parent: element) }
+        let upstream = pad.peerLatency() ?? Latency(live: false, min: 0, max: Gst.clockTimeNone)
+        query.setLatency(Latency(live: false, min: upstream.min, max: upstream.max))
+        return true
+    }
+
     private func postEOSIfDone() {
         let done = pads.withLock { !$0.isEmpty && $0.values.allSatisfy { $0 } }
         if done && !posted.exchange(true, ordering: .relaxed) { element.postEOS() }

@@ -40,6 +40,32 @@ import VADSegmenter
         #expect(translator["streamtranslator0"]?.min == 500_000_000, "the default latency, \(translator)")
     }
 
+    /// A recorder beside a branch that plays in time (the apps' transcript
+    /// saved while the answer is spoken): the recorder never waits on the
+    /// clock, so it must not bound the pipeline's latency. It used to answer
+    /// as live with its own branch's maximum (1 s, the queue's), below what
+    /// the playing branch needs, and GStreamer warned "clock problem:
+    /// Impossible to configure latency" and left the latency unset.
+    @Test func aRecorderDoesNotBoundTheLatencyOfABranchThatPlays() async throws {
+        var environment = TestSupport.gstEnvironment(registry: scratch)
+        environment["GST_DEBUG"] = "bin:5"
+        environment["GST_DEBUG_NO_COLOR"] = "1"
+        let session = scratch.appendingPathComponent("recorder-latency").path
+        let result = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+            "recordingsrc", "location=/usr/share/sounds/alsa/Front_Center.wav", "!", "tee", "name=t",
+            "t.", "!", "queue", "!", "rec.audio_%u",
+            "t.", "!", "queue", "!", "vadsegmenter", "!", "cloudstt", "local-engine=pocketsphinx", "latency=2000", "!", "fakesink", "sync=true",
+            "sessionrecorder", "name=rec", "location=\(session)",
+        ], environment: environment)
+        let output = result.stdout + result.stderr
+        #expect(result.status == 0, "\(output.suffix(2000))")
+        #expect(!output.contains("Impossible to configure latency") && !output.contains("clock problem"),
+                "\(output.split(separator: "\n").filter { $0.contains("latency") }.suffix(10))")
+        // The playing branch's latency: the VAD's hold, cloudstt's 2 s, the source's 20 ms chunk.
+        let configured = output.matches(of: /configured latency of 0:00:(\d+)\.(\d{3})/).map { Int($0.1)! * 1000 + Int($0.2)! }
+        #expect(configured.max() == 500 + VADSegmenterElement.lookaheadMs + 2000 + 20, "\(configured)")
+    }
+
     @Test func notLiveNoElementReportsLessThanUpstream() async throws {
         let file = ["filesrc", "location=\(SpeechFixtures.clips[0])", "!", "wavparse"]
         let reported = try await reportedLatency(source: file, stage: ["cloudstt", "local-engine=pocketsphinx", "latency=1500"])
