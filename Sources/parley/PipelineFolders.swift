@@ -32,10 +32,15 @@ enum PipelineFolders {
         candidates(explicit: explicit).first { isFolder($0) }
     }
 
-    /// `name` as given when it is a file; else `NAME.pipeline` in the first
-    /// folder that has it, so `parley run translate-file` works anywhere.
+    /// `name` as given when it is a file; a path written without its
+    /// extension (`pipelines/translate-file`) with it; else `NAME.pipeline`
+    /// in the first folder that has it, so `parley run translate-file` works anywhere.
     static func resolve(_ name: String) -> String {
-        if FileManager.default.fileExists(atPath: name) || name.contains("/") { return name }
+        if FileManager.default.fileExists(atPath: name) { return name }
+        if name.contains("/") {
+            let withExtension = name + ".pipeline"
+            return !name.hasSuffix(".pipeline") && FileManager.default.fileExists(atPath: withExtension) ? withExtension : name
+        }
         let fileName = name.hasSuffix(".pipeline") ? name : "\(name).pipeline"
         for folder in candidates(explicit: nil) {
             let path = folder.appendingPathComponent(fileName).path

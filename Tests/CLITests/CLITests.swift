@@ -22,6 +22,9 @@ import Testing
         let good = try write("good.pipeline", "#@ description fine\nfakesrc num-buffers=1 ! fakesink\n")
         let ok = try await parley(["validate", good])
         #expect(ok.status == 0)
+        // A path written without its extension finds the file.
+        let bare = try await parley(["validate", String(good.dropLast(".pipeline".count))])
+        #expect(bare.status == 0 && bare.stdout.contains("good.pipeline: ok"), "\(bare.stderr)")
         let bad = try write("bad.pipeline", "#@ description broken\nfakesrc ! fakesinc\n")
         let failed = try await parley(["validate", bad])
         #expect(failed.status == 2)
