@@ -81,6 +81,11 @@ public protocol ElementImpl: AnyObject, Sendable {
     /// The bus messages and events the element produces, with their fields:
     /// what `parley inspect` shows and docs/reference.md lists.
     static var produces: [StructureDoc] { get }
+    /// What is wrong with these settings taken together (nil when nothing),
+    /// for what no one property's `check` can see: `values` holds every
+    /// string property, as written or at its default. `parley validate`
+    /// asks it before a pipeline runs; `open()` finds the same at READY.
+    static func settingsProblem(_ values: [String: String]) -> String?
 
     init(element: ElementHandle)
     /// The GstElement this object implements (store the one `init` receives).
@@ -109,6 +114,7 @@ extension ElementImpl {
     public static var properties: [PropertySpec] { [] }
     public static var log: DebugCategory { DebugCategory.forFactory(metadata.factoryName, description: metadata.longName) }
     public static var produces: [StructureDoc] { [] }
+    public static func settingsProblem(_ values: [String: String]) -> String? { nil }
     public func property(named name: String) -> PropertyValue {
         Self.properties.first { $0.name == name }?.defaultValue ?? .int(0)
     }

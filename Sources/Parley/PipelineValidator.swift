@@ -27,6 +27,9 @@ public struct PipelineValidator {
         var linkPending = false
         // After an element that does not exist its properties cannot be checked.
         var skippingProperties = false
+        // Each element made, with the properties the file sets on it, for the
+        // checks of its settings taken together once all are read.
+        var made: [(token: LaunchToken, given: [String: String])] = []
 
         for token in tokens {
             let text = token.text
@@ -52,6 +55,8 @@ public struct PipelineValidator {
                 }
                 if let problem = checkProperty(current.element, factoryName: current.token.text, key: key, value: value) {
                     errors.append(file.error(problem.kind, at: token.position, problem.message))
+                } else {
+                    made[made.count - 1].given[key] = value
                 }
                 continue
             }
@@ -91,9 +96,15 @@ public struct PipelineValidator {
                     "cannot link \"\(upstream.token.text)\" to \"\(text)\"\(via): no caps in common (\(Self.templateSummary(upstream.factory, .src)) → \(Self.templateSummary(factory, .sink)))"))
             }
             current = (factory, element, token)
+            made.append((token, [:]))
             skippingProperties = false
             linkPending = false
             filter = nil
+        }
+        for (token, given) in made {
+            if let problem = Parley.settingsProblem(factory: token.text, given: given) {
+                errors.append(file.error(.badValue, at: token.position, "\(token.text): \(problem)"))
+            }
         }
         return errors.reduce(into: []) { kept, error in
             if !kept.contains(error) { kept.append(error) }

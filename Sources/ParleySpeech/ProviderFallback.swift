@@ -129,6 +129,20 @@ public enum ProviderFallback {
         return (members.map { (position: $0.0, member: $0.1) }, chain)
     }
 
+    /// What `assemble` would find wrong with the chain properties in
+    /// `values` (by property name, as an element's `settingsProblem` gets
+    /// them), without making any provider: the element's static check.
+    public static func problem(in values: [String: String], more: [String] = [], known: [EnumValue]) -> String? {
+        do throws(ChainPosition.SpecError) {
+            _ = try ChainPosition.parse(provider: values["provider"] ?? "", baseURL: values["base-url"] ?? "",
+                                        model: values["model"] ?? "", apiKeyEnv: values["api-key-env"] ?? "",
+                                        more: more.map { ($0, values[$0] ?? "") }, known: known.map(\.nick))
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
     /// Parses the chain properties, as a settings error naming the property.
     static func positions(provider: String, baseURL: String, model: String, apiKeyEnv: String,
                                  more: [(property: String, value: String)] = [],

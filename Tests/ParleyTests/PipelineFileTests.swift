@@ -93,6 +93,20 @@ import Testing
         #expect(try errors("fakesrc ! cloudstt language= ! fakesink").isEmpty, "empty: Whisper detects it")
     }
 
+    @Test func aChainsListsLongerThanItsProvidersAreFoundBeforeItRuns() throws {
+        let audio = "audiotestsrc ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! "
+        // What dictation's groq,local with model=whisper-large-v3, became when only the chain was set to local.
+        let found = try errors(audio + "cloudstt provider=local model=whisper-large-v3, ! fakesink")
+        #expect(found.map(\.kind) == [.badValue])
+        #expect(found.first?.position == SourcePosition(line: 4, column: 65), "at the element: \(found)")
+        #expect(found.first?.message.hasPrefix("cloudstt: model has 2 comma-separated entries but provider names 1") == true, "\(found)")
+        let voices = try errors("fakesrc ! text/x-raw,format=utf8 ! cloudtts provider=local voice=alloy,es ! fakesink")
+        #expect(voices.map(\.message) == ["cloudtts: voice has 2 comma-separated entries but provider names 1: give one per provider, in order (an empty entry keeps that provider's default)"])
+        #expect(try errors(audio + "cloudstt provider=groq,local model=whisper-large-v3, ! fakesink").isEmpty)
+        #expect(try errors("fakesrc ! text/x-raw,format=utf8 ! streamtranslator provider=openai,local base-url=http://127.0.0.1:9/v1 ! fakesink").isEmpty,
+                "a shorter list leaves the rest at their defaults")
+    }
+
     @Test func undeclaredVariablesAreErrors() throws {
         let found = try errors("filesink location=${OUTPUT}")
         #expect(found.map(\.kind) == [.undeclaredVariable])

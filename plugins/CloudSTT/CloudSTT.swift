@@ -121,6 +121,11 @@ public final class CloudSTTElement: AsyncTransform {
         sink: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]",
         src: "text/x-raw, format=(string)utf8")
 
+    /// The chain's per-provider lists against its providers, as `open()` reads them.
+    public static func settingsProblem(_ values: [String: String]) -> String? {
+        ProviderFallback.problem(in: values, known: STTProvider.values)
+    }
+
     public static let properties = [
         ProviderFallback.providerSpec(blurb: "Who transcribes", values: STTProvider.values, default: DEFAULT_PROVIDER),
         ProviderFallback.perProvider("base-url", nick: "Base URL",

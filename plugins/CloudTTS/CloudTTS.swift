@@ -71,6 +71,11 @@ public final class CloudTTSElement: AsyncTransform {
         sink: "text/x-raw, format=(string)utf8",
         src: "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]")
 
+    /// The chain's per-provider lists against its providers, as `open()` reads them.
+    public static func settingsProblem(_ values: [String: String]) -> String? {
+        ProviderFallback.problem(in: values, more: ["voice"], known: TTSProvider.values)
+    }
+
     public static let properties = [
         ProviderFallback.providerSpec(blurb: "Who speaks", values: TTSProvider.values, default: DEFAULT_PROVIDER),
         ProviderFallback.perProvider("base-url", nick: "Base URL",

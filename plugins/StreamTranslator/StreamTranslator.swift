@@ -73,6 +73,11 @@ public final class StreamTranslatorElement: AsyncTransform {
         example: "gst-launch-1.0 -m fdsrc ! text/x-raw,format=utf8 ! streamtranslator source-language=en target-language=es ! fakesink")
     public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
 
+    /// The chain's per-provider lists against its providers, as `open()` reads them.
+    public static func settingsProblem(_ values: [String: String]) -> String? {
+        ProviderFallback.problem(in: values, known: TranslatorProvider.values)
+    }
+
     public static let properties = [
         ProviderFallback.providerSpec(blurb: "Who translates", values: TranslatorProvider.values, default: DEFAULT_PROVIDER),
         ProviderFallback.perProvider("base-url", nick: "Base URL",
