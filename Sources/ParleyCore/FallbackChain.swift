@@ -125,7 +125,7 @@ public final class FallbackChain: Sendable {
                 return .served(output, by: index, moves: moves, disabled: newlyDisabled)
             case .failed(let error, let attempts, let movesOn):
                 let now = clock()
-                var reason = "failed after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)"
+                var reason = "failed after \(counted(attempts, "attempt")): \(error)"
                 state.withLock { state in
                     if error.disablesProvider {
                         state.disabled[index] = error.status == nil

@@ -39,7 +39,7 @@ public struct RetryingSender: Sendable {
                 error = failure
             }
             guard let delay = policy.delay(after: error, attempt: attempt) else {
-                trace?("\(target): failed for good after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(error.status.map { "HTTP \($0), " } ?? "")\(error)")
+                trace?("\(target): failed for good after \(counted(attempt, "attempt")): \(error.status.map { "HTTP \($0), " } ?? "")\(error)")
                 throw Failure(error: error, attempts: attempt)
             }
             trace?("\(target): \(error.status.map { "HTTP \($0), " } ?? "")\(error); retrying in \(delay)")

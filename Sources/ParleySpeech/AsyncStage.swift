@@ -321,7 +321,7 @@ public final class AsyncStage: @unchecked Sendable {
         var output = output
         if let prepare = output.prepare { prepare(&output) }
         if log.isEnabled(.debug) {
-            let parts = ["\(output.buffers.count) buffer\(output.buffers.count == 1 ? "" : "s")"] + output.messages.map(\.name)
+            let parts = [counted(output.buffers.count, "buffer")] + output.messages.map(\.name)
                 + (output.warning.map { ["warning: \($0.text)"] } ?? []) + (output.error.map { ["error: \($0.text)"] } ?? [])
             log.debug("result out: \(parts.joined(separator: ", "))", object: element)
         }

@@ -94,13 +94,13 @@ func loadValidated(_ path: String, overrides: [String: String]) -> (PipelineFile
     } catch {
         // Every mistake of the header; the body is checked once the header reads.
         printError(error.description)
-        printError("\(error.all.count) error\(error.all.count == 1 ? "" : "s") in \(path)")
+        printError("\(counted(error.all.count, "error")) in \(path)")
         return nil
     }
     let errors = PipelineValidator().validate(file, overrides: overrides)
     if !errors.isEmpty {
         for error in errors { printError(error.description) }
-        printError("\(errors.count) error\(errors.count == 1 ? "" : "s") in \(path)")
+        printError("\(counted(errors.count, "error")) in \(path)")
         return nil
     }
     guard let tokens = try? file.tokens(overrides: overrides) else { return nil }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Parley
 import enum ParleyCore.Session
+import func ParleyCore.counted
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -102,7 +103,7 @@ struct RunCommand: AsyncParsableCommand {
                 case .elementMessage(_, let structure) where structure.name == "parley/session":
                     if structure["event"]?.string == "ended", let location = structure["location"]?.string {
                         sessions.append(location)
-                        status.printAbove("session: \(structure["segments"]?.int ?? 0) segments, \(structure["failures"]?.int ?? 0) failed, in \(location)")
+                        status.printAbove("session: \(counted(structure["segments"]?.int ?? 0, "segment")), \(structure["failures"]?.int ?? 0) failed, in \(location)")
                     }
                 case .fallback(let move):
                     status.printAbove("fallback: \(move.source): segment \(move.segmentID): \(move.from) → \(move.to.isEmpty ? "none left" : move.to): \(move.reason)")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Parley
 import enum ParleyCore.Session
+import func ParleyCore.counted
 import struct ParleyCore.SessionFolder
 import enum ParleyCore.JSONLines
 import struct ParleyCore.SegmentRecord
@@ -135,7 +136,7 @@ struct SessionsCommand: AsyncParsableCommand {
             defer { if to == nil { try? FileManager.default.removeItem(atPath: temporary) } }
             let (samples, rate) = try Self.join(files, into: target)
             if to != nil {
-                print("wrote \(files.count) utterance\(files.count == 1 ? "" : "s"), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(target)")
+                print("wrote \(counted(files.count, "utterance")), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(target)")
                 return
             }
             let pipeline = try Pipeline(launch: "filesrc location=\"\(temporary)\" ! wavparse ! audioconvert ! audioresample ! autoaudiosink")
@@ -232,7 +233,7 @@ struct SessionsCommand: AsyncParsableCommand {
 
         func run() throws {
             let session = try location.find(id)
-            guard yes || confirm("Delete session \(session.url.lastPathComponent) (\(session.records.count) segments)?") else {
+            guard yes || confirm("Delete session \(session.url.lastPathComponent) (\(counted(session.records.count, "segment")))?") else {
                 throw ExitCode(ExitStatus.failed)
             }
             try FileManager.default.removeItem(at: session.url)
@@ -250,7 +251,7 @@ struct SessionsCommand: AsyncParsableCommand {
             guard !all.isEmpty else { print("no sessions in \(location.root.path)"); return }
             guard yes || confirm("Delete all \(all.count) sessions in \(location.root.path)?") else { throw ExitCode(ExitStatus.failed) }
             for session in all { try FileManager.default.removeItem(at: session.url) }
-            print("deleted \(all.count) session\(all.count == 1 ? "" : "s")")
+            print("deleted \(counted(all.count, "session"))")
         }
     }
 }

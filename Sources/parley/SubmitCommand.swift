@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Parley
 import ParleyJobs
+import func ParleyCore.counted
 
 /// `parley submit`: one job per input on the NATS work queue.
 struct SubmitCommand: ParsableCommand {
@@ -95,7 +96,7 @@ struct SubmitCommand: ParsableCommand {
             }
             try board.record(BatchManifest(batch: batch, pipelineName: pipelineName, jobs: jobs.map(\.id),
                                            inputs: contents.map(\.name), submitted: submitted))
-            print("batch \(batch): \(jobs.count) job\(jobs.count == 1 ? "" : "s") of \(pipelineName) on \(board.jetStream.address)")
+            print("batch \(batch): \(counted(jobs.count, "job")) of \(pipelineName) on \(board.jetStream.address)")
             for job in jobs {
                 try board.record(JobEvent(.queued, job: job.id, time: WallClock.milliseconds()))
                 try board.queue(job)

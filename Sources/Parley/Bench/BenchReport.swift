@@ -131,8 +131,8 @@ public struct BenchReport: Sendable, Codable {
         func number(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         var lines = ["# parley bench: \(pipeline)", ""]
         let audio = runs.first?.audioSeconds ?? 0
-        lines.append("Corpus \(corpus): \(recordings) recordings, \(number(audio)) s of audio a run; \(runs.count) run\(runs.count == 1 ? "" : "s") "
-                     + "after \(warmup) warm-up recording\(warmup == 1 ? "" : "s"); "
+        lines.append("Corpus \(corpus): \(recordings) recordings, \(number(audio)) s of audio a run; \(counted(runs.count, "run")) "
+                     + "after \(counted(warmup, "warm-up recording")); "
                      + (paced ? "fed as a live microphone (paced in real time, \(BenchRunner.chunkMs) ms chunks)." : "fed as fast as the pipeline takes it (--no-pace: no voice-to-voice)."))
         if runs.contains(where: \.interrupted) {
             lines.append("")
