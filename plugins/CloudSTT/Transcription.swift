@@ -66,7 +66,7 @@ extension CloudSTTElement {
                 if transcribers.members.count == 1 {
                     text = failure.attempts == 0
                         ? "segment \(segment.id) not sent: " + failure.reasons.joined(separator: "; ")
-                        : "provider \(transcribers.members[0].name) failed on segment \(segment.id) after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"
+                        : "provider \(transcribers.members[0].name) failed on segment \(segment.id) after \(counted(failure.attempts, "attempt")): \(failure.error)"
                 } else {
                     text = "no provider could transcribe segment \(segment.id): " + failure.reasons.joined(separator: "; ")
                 }

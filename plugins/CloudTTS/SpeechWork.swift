@@ -90,7 +90,8 @@ extension CloudTTSElement {
             }
             guard stillCurrent() else { return result(.skipped, nil) }
             guard utterance.text != nil else { return result(.failed, "the text is not valid UTF-8: not spoken") }
-            guard !text.isEmpty else { return result(.skipped, "the text is empty: nothing to speak") }
+            // Nothing to say (a noise's empty transcript): skipped, and no fault to warn of.
+            guard !text.isEmpty else { return result(.skipped, nil) }
             guard text.count <= Self.maxInput else {
                 return result(.failed, "the text is \(text.count) characters, over the \(Self.maxInput)-character limit: not spoken")
             }
@@ -152,9 +153,9 @@ extension CloudTTSElement {
                 let seconds = provider.map { Double(samples) / Double($0.rate) } ?? 0
                 let text: String
                 if samples > 0, let provider {
-                    text = "provider \(provider.name): the stream broke after \(String(format: "%.2f", seconds)) s of audio (not replayed) after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"
+                    text = "provider \(provider.name): the stream broke after \(String(format: "%.2f", seconds)) s of audio (not replayed) after \(counted(failure.attempts, "attempt")): \(failure.error)"
                 } else if speakers.members.count == 1, let provider {
-                    text = "provider \(provider.name) failed after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)"
+                    text = "provider \(provider.name) failed after \(counted(failure.attempts, "attempt")): \(failure.error)"
                 } else {
                     text = "no provider could speak it: " + failure.reasons.joined(separator: "; ")
                 }

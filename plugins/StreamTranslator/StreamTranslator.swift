@@ -11,8 +11,10 @@
 // counts as a final and is numbered in arrival order. Each result leaves as
 // `emit` says (final, sentences, partials), carrying ParleySpeechMeta with
 // the target language; a `parley/translation` message per final gives the
-// translation, the source text and who served it. An empty or non-UTF-8
-// text gives a skipped or failed result with a warning, never a crash.
+// translation, the source text and who served it. An empty text (a
+// transcript of a cough: nothing was said) is a skipped result, counted and
+// in the message, with no warning: it is not a fault. A non-UTF-8 or
+// oversized text fails with a warning, never a crash.
 //
 // Providers: `local` (the default) runs apertium from Debian as one
 // long-lived process per language pair (a request costs milliseconds); with

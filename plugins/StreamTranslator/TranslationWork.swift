@@ -28,7 +28,8 @@ extension StreamTranslatorElement {
                 return result("", .failed, "the text is not valid UTF-8: not translated")
             }
             let text = decoded.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty else { return result("", .skipped, "the text is empty: nothing to translate") }
+            // Nothing was said (a noise's empty transcript): skipped, and no fault to warn of.
+            guard !text.isEmpty else { return result("", .skipped, nil) }
             // Already in the target language (an English listener of an English
             // speaker): the text itself, from no provider, with no request.
             if current.mode == .translate && LanguageTag.isSameLanguage(source, current.targetLanguage) {
@@ -130,7 +131,7 @@ extension StreamTranslatorElement {
                 let names = chain.names
                 let text = names.count == 1
                     ? (failure.attempts == 0 ? failure.error.description
-                       : "provider \(names[0]) failed after \(failure.attempts) attempt\(failure.attempts == 1 ? "" : "s"): \(failure.error)")
+                       : "provider \(names[0]) failed after \(counted(failure.attempts, "attempt")): \(failure.error)")
                     : "no provider could translate it: " + failure.reasons.joined(separator: "; ")
                 var output = result("", .failed, disabled.isEmpty && failure.everyProviderDisabled && failure.attempts == 0
                                     ? "not sent: " + failure.reasons.joined(separator: "; ") : text)
