@@ -19,7 +19,8 @@ public struct SegmentRecord: Sendable, Codable, Equatable {
     public var referenceEnd: Double?
     /// Figures in ms: `eos-detection-ms` (reference speech end → segment end),
     /// `voice-to-voice-ms` / `voice-to-text-ms` (reference speech end → first
-    /// output at the sink; paced runs only), `overhead-ms`, `services-ms`, and
+    /// output at the sink; paced runs only), `services-ms`, `overhead-ms`
+    /// (voice to voice less end-of-speech detection and services), and
     /// every stage's own `parley/latency` figures as `STAGE.FIGURE`
     /// (`stt.ttfs-ms`, `translate.ttft-ms`, `tts.time-to-first-audio-ms`, `stt.queue-wait-ms`…).
     public var figures: [String: Double]
@@ -170,14 +171,19 @@ public struct BenchAnalysis {
             for (name, value) in values { figures["\(stage).\(name)"] = value }
         }
         if let reference {
-            figures["eos-detection-ms"] = (segment.end - reference.end) * 1000
+            let eosDetection = (segment.end - reference.end) * 1000
+            figures["eos-detection-ms"] = eosDetection
             if observed.paced, let startedAt = observed.startedAt, let output = observed.outputs[segment.id] {
                 let spokenEnd = Double(startedAt) + reference.end * 1e9
                 let delay = (Double(output.at) - spokenEnd) / 1e6
                 figures[output.kind == "audio" ? "voice-to-voice-ms" : "voice-to-text-ms"] = delay
                 if let services = Self.services(figures, stages: observed.stages) {
                     figures["services-ms"] = services
-                    figures["overhead-ms"] = delay - observed.silenceMs - services
+                    // From the VAD's decision, not from the nominal silence: a
+                    // segment closed early (at the end of a recording) or late
+                    // (the detector's doubt), or a reference end a little off,
+                    // is end-of-speech detection's, which has its own figure.
+                    figures["overhead-ms"] = delay - eosDetection - services
                 }
             }
         }
