@@ -17,7 +17,8 @@ public struct SegmentRecord: Sendable, Codable, Equatable {
     /// The reference utterance whose end this segment closed (index in the entry's `speech`).
     public var reference: Int?
     public var referenceEnd: Double?
-    /// Figures in ms: `eos-detection-ms` (reference speech end → segment end),
+    /// Figures in ms: `eos-detection-ms` (reference speech end → the VAD's
+    /// decision that the segment is over, its lookahead included),
     /// `voice-to-voice-ms` / `voice-to-text-ms` (reference speech end → first
     /// output at the sink; paced runs only), `services-ms`, `overhead-ms`
     /// (voice to voice less end-of-speech detection and services), and
@@ -171,7 +172,11 @@ public struct BenchAnalysis {
             for (name, value) in values { figures["\(stage).\(name)"] = value }
         }
         if let reference {
-            let eosDetection = (segment.end - reference.end) * 1000
+            // To the VAD's decision, as vadbench's contract measures it: where
+            // it cut (`end`) is its lookahead earlier than the audio it had
+            // heard by then, which the element's own eos-detection-ms counts.
+            let decided = (observed.latency[segment.id]?["vad"]?["eos-detection-ms"]).map { segment.speechEnd + $0 / 1000 } ?? segment.end
+            let eosDetection = (decided - reference.end) * 1000
             figures["eos-detection-ms"] = eosDetection
             if observed.paced, let startedAt = observed.startedAt, let output = observed.outputs[segment.id] {
                 let spokenEnd = Double(startedAt) + reference.end * 1e9

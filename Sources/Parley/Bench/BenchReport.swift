@@ -177,7 +177,7 @@ public struct BenchReport: Sendable, Codable {
     }
 
     static let legend = """
-        Figures: `eos-detection-ms` reference speech end → the VAD's segment end (audio time); `stt.ttfs-ms` \
+        Figures: `eos-detection-ms` reference speech end → the VAD's decision that the segment is over (audio time, its detector's lookahead included); `stt.ttfs-ms` \
         segment end → final transcript; `translate.ttft-ms` / `translate.time-to-final-ms` request → first token / \
         final; `tts.time-to-first-audio-ms` text in → first audio; `*.queue-wait-ms` time waiting for a request \
         slot; `voice-to-voice-ms` reference speech end → first audio at the pipeline's sink (`voice-to-text-ms` for \
