@@ -14,7 +14,7 @@ extension StreamTranslatorElement {
             let source = Self.sourceLanguage(current, meta: segment.meta.language)
             let result = { (text: String, status: SpeechStatus, warning: String?) -> StageOutput in
                 self.result(segment, text: text, status: status, source: source, settings: current,
-                            warning: warning.map { "\(name): segment \(id): \($0)" })
+                            reason: warning.map { "\(name): segment \(id): \($0)" })
             }
             switch segment.meta.status {
             case .failed, .skipped:
@@ -28,8 +28,12 @@ extension StreamTranslatorElement {
                 return result("", .failed, "the text is not valid UTF-8: not translated")
             }
             let text = decoded.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
-            // Nothing was said (a noise's empty transcript): skipped, and no fault to warn of.
-            guard !text.isEmpty else { return result("", .skipped, nil) }
+            // Nothing was said (a noise's empty transcript): skipped with its
+            // reason in the meta (a session records it), but no fault to warn of.
+            guard !text.isEmpty else {
+                return self.result(segment, text: "", status: .skipped, source: source, settings: current,
+                                   reason: "\(name): segment \(id): the text is empty: nothing to translate", warns: false)
+            }
             // Already in the target language (an English listener of an English
             // speaker): the text itself, from no provider, with no request.
             if current.mode == .translate && LanguageTag.isSameLanguage(source, current.targetLanguage) {
@@ -145,7 +149,7 @@ extension StreamTranslatorElement {
             }
         }, placeholder: { [self] reason in
             result(segment, text: "", status: .skipped, source: segment.meta.language, settings: current,
-                   warning: "\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
+                   reason: "\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
     }
 
@@ -189,16 +193,18 @@ extension StreamTranslatorElement {
     }
 
     /// A result that is not a translation: failed or skipped (with its warning), or passed on.
+    /// A result that is not a translation: `reason` goes in its meta's
+    /// detail and, where it is a fault (`warns`), on the bus as a warning.
     func result(_ segment: TextSegment, text: String, status: SpeechStatus, source: String, settings: Settings,
-                warning: String?) -> StageOutput {
+                reason: String?, warns: Bool = true) -> StageOutput {
         counters.count(status)
         var meta = segment.meta
         meta.stamp(.resultComplete)
-        meta.detail = warning ?? ""
+        meta.detail = reason ?? ""
         let message = translationMessage(segment, text: text, status: status, source: source, sourceText: "",
                                          settings: settings, provider: "", meta: meta)
         return StageOutput(buffers: [outputBuffer(segment, text: text, status: status, language: settings.targetLanguage, meta: meta)],
-                           warning: warning.map { ElementMessageText($0) }, messages: [message])
+                           warning: warns ? reason.map { ElementMessageText($0) } : nil, messages: [message])
     }
 
     struct FinalOutput {
