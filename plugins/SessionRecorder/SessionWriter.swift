@@ -46,6 +46,9 @@ final class SessionWriter: @unchecked Sendable {
         var changed = false
     }
 
+    /// A request pad's number (`translation_3` → 3): pads are numbered in the order they were requested.
+    static func padNumber(_ pad: String) -> Int { pad.split(separator: "_").last.flatMap { Int($0) } ?? Int.max }
+
     /// One utterance being written to `audio/NNNN.lang.wav.part`.
     struct Utterance {
         var segment: UInt64
@@ -133,8 +136,12 @@ final class SessionWriter: @unchecked Sendable {
                 existing.reason = result.reason ?? existing.reason
                 entry.record.translations[index] = existing
             } else {
-                entry.translationIndex[pad] = entry.record.translations.count
-                entry.record.translations.append(result)
+                // In the order of the pads (the pipeline's order of its listeners),
+                // whichever translator answers first, so every segment reads alike.
+                let position = entry.translationIndex.keys.filter { Self.padNumber($0) < Self.padNumber(pad) }.count
+                for (other, index) in entry.translationIndex where index >= position { entry.translationIndex[other] = index + 1 }
+                entry.translationIndex[pad] = position
+                entry.record.translations.insert(result, at: position)
             }
             if entry.record.source == nil && buffer.pts != Gst.clockTimeNone {
                 entry.record.start = Self.seconds(buffer.pts)
