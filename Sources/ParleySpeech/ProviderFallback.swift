@@ -162,9 +162,11 @@ public enum ProviderFallback {
         ])
     }
 
-    /// What `element` says, once, when a run disabled providers of its chain
+    /// What an element says, once, when a run disabled providers of its chain
     /// (naming each key's variable, never the key); nil when it disabled none.
-    public static func disabledWarning(_ chain: FallbackChain, _ disabled: [Int], element: String,
+    /// Like every element message, it does not name the element: the bus
+    /// message's source does.
+    public static func disabledWarning(_ chain: FallbackChain, _ disabled: [Int],
                                        keyVariable: (Int) -> String?) -> ElementMessageText? {
         guard !disabled.isEmpty else { return nil }
         let texts = disabled.map { index in
@@ -172,6 +174,6 @@ public enum ProviderFallback {
             let key = keyVariable(index).map { " (key from \($0))" } ?? ""
             return "provider \(chain.names[index])\(key) is skipped for the rest of the run: \(reason)"
         }
-        return ElementMessageText("\(element): " + texts.joined(separator: "; "))
+        return ElementMessageText(texts.joined(separator: "; "))
     }
 }

@@ -248,7 +248,9 @@ import Testing
     }
 
     @Test func dropOldestSkipsAWaitingSegmentAndTheCountsAddUp() async throws {
-        let server = try ScriptedHTTPServer([reply("slow", delayMs: 2500)])
+        // Slow enough that the second and third segments both arrive while the
+        // first is in flight, even with the whole suite loading the machine.
+        let server = try ScriptedHTTPServer([reply("slow", delayMs: 5000)])
         defer { server.stop() }
         let (results, warnings, _, figures) = try await run(server, "max-in-flight=1 max-pending=1 queue-policy=drop-oldest")
         #expect(results.map(\.segmentID) == [0, 1, 2], "every segment leaves, in order")

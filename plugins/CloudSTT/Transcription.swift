@@ -14,17 +14,16 @@ extension CloudSTTElement {
         let language = translating ? "en" : current.language
         let transcribers = transcribers.withLock { $0 }
         let counters = counters
-        let name = element.name
         let tooShort = segment.duration < UInt64(current.minSegmentMs) * Gst.millisecond
         let previousTranscript = UnsafeSendable(self)
         return StageWork(progressive: { emit in
             if tooShort {
                 return Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
-                                   warning: "\(name): segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
+                                   warning: "segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
             }
             guard let transcribers else {
                 return Self.result(segment, text: "", status: .failed, language: language, counters: counters,
-                                   warning: "\(name): no provider is set up")
+                                   warning: "no provider is set up")
             }
             var meta = SpeechMeta(segmentID: segment.id, language: language)
             meta.stamp(.requestSent)
@@ -59,7 +58,7 @@ extension CloudSTTElement {
                                          stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs,
                                          provider: transcribers.members[index].name)
                 output.messages = moves.map { ProviderFallback.message(segmentID: segment.id, $0) } + output.messages
-                output.warning = Self.disabledWarning(transcribers, disabled, element: name)
+                output.warning = Self.disabledWarning(transcribers, disabled)
                 return output
             case .failed(let failure, let moves, let disabled):
                 let text: String
@@ -71,18 +70,18 @@ extension CloudSTTElement {
                     text = "no provider could transcribe segment \(segment.id): " + failure.reasons.joined(separator: "; ")
                 }
                 var output = Self.result(segment, text: "", status: .failed, language: language, counters: counters,
-                                         warning: "\(name): \(text)")
+                                         warning: text)
                 output.messages += moves.map { ProviderFallback.message(segmentID: segment.id, $0) }
                 if failure.everyProviderDisabled && !disabled.isEmpty {
                     output.error = .notAuthorized(Self.refusal(transcribers, failure), debug: failure.error.description)
-                } else if let warning = Self.disabledWarning(transcribers, disabled, element: name) {
+                } else if let warning = Self.disabledWarning(transcribers, disabled) {
                     output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
                 }
                 return output
             }
         }, placeholder: { reason in
             Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
-                        warning: "\(name): segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
+                        warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
     }
 
@@ -95,8 +94,8 @@ extension CloudSTTElement {
     }
 
     /// A provider the chain gave up on for the rest of the run, said once (when it happens).
-    static func disabledWarning(_ transcribers: Transcribers, _ disabled: [Int], element: String) -> ElementMessageText? {
-        ProviderFallback.disabledWarning(transcribers.chain, disabled, element: element) {
+    static func disabledWarning(_ transcribers: Transcribers, _ disabled: [Int]) -> ElementMessageText? {
+        ProviderFallback.disabledWarning(transcribers.chain, disabled) {
             (transcribers.members[$0] as? OpenAICompatibleTranscriber)?.service.keyVariable
         }
     }

@@ -74,14 +74,13 @@ extension CloudTTSElement {
     /// Speaking one result: the provider's chunks leave as partial outputs
     /// while it speaks, bracketed by parley/tts-start and parley/tts-end.
     func work(_ utterance: Utterance) -> StageWork {
-        let name = element.name
         let id = utterance.meta.segmentID
         return StageWork(progressive: { [self] emit in
             let stillCurrent: @Sendable () -> Bool = { [self] in generation.load(ordering: .relaxed) <= utterance.generation }
             let text = (utterance.text ?? "").replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
             func result(_ status: SpeechStatus, _ warning: String?) -> StageOutput {
                 counters.count(status)
-                var output = StageOutput(warning: warning.map { ElementMessageText("\(name): segment \(id): \($0)") },
+                var output = StageOutput(warning: warning.map { ElementMessageText("segment \(id): \($0)") },
                                          messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
                 if status == .failed {
                     output.eventsAfter = [Placement.endMarker(id: id, end: utterance.pts, failure: warning ?? "not spoken")]
@@ -161,7 +160,7 @@ extension CloudTTSElement {
                 }
                 unspokenReason = text
                 output = StageOutput(
-                    warning: ElementMessageText("\(name): segment \(id): \(text)"),
+                    warning: ElementMessageText("segment \(id): \(text)"),
                     messages: moves.map { ProviderFallback.message(segmentID: id, $0) }
                         + [Self.ttsMessage(id, status: .failed, provider: provider?.name ?? "", seconds: seconds)])
                 if failure.everyProviderDisabled && !disabled.isEmpty {
@@ -176,14 +175,14 @@ extension CloudTTSElement {
             return output
         }, placeholder: { [self] reason in
             counters.count(.skipped)
-            return StageOutput(warning: ElementMessageText("\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))"),
+            return StageOutput(warning: ElementMessageText("segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))"),
                                messages: [Self.ttsMessage(id, status: .skipped, provider: "", seconds: 0)])
         })
     }
 
     /// A provider the chain gave up on for the rest of the run, said once (when it happens).
     func disabledWarning(_ speakers: Speakers, _ disabled: [Int]) -> ElementMessageText? {
-        ProviderFallback.disabledWarning(speakers.chain, disabled, element: element.name) { speakers.members[$0].keyVariable }
+        ProviderFallback.disabledWarning(speakers.chain, disabled) { speakers.members[$0].keyVariable }
     }
 
     static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double) -> Structure {

@@ -8,13 +8,12 @@ extension StreamTranslatorElement {
     /// keep their place in segment order.
     func work(for segment: TextSegment) -> StageWork {
         let current = settings.withLock { $0 }
-        let name = element.name
         let id = segment.meta.segmentID
         return StageWork(progressive: { [self] emit in
             let source = Self.sourceLanguage(current, meta: segment.meta.language)
             let result = { (text: String, status: SpeechStatus, warning: String?) -> StageOutput in
                 self.result(segment, text: text, status: status, source: source, settings: current,
-                            reason: warning.map { "\(name): segment \(id): \($0)" })
+                            reason: warning.map { "segment \(id): \($0)" })
             }
             switch segment.meta.status {
             case .failed, .skipped:
@@ -32,7 +31,7 @@ extension StreamTranslatorElement {
             // reason in the meta (a session records it), but no fault to warn of.
             guard !text.isEmpty else {
                 return self.result(segment, text: "", status: .skipped, source: source, settings: current,
-                                   reason: "\(name): segment \(id): the text is empty: nothing to translate", warns: false)
+                                   reason: "segment \(id): the text is empty: nothing to translate", warns: false)
             }
             // Already in the target language (an English listener of an English
             // speaker): the text itself, from no provider, with no request.
@@ -149,7 +148,7 @@ extension StreamTranslatorElement {
             }
         }, placeholder: { [self] reason in
             result(segment, text: "", status: .skipped, source: segment.meta.language, settings: current,
-                   reason: "\(name): segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
+                   reason: "segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
     }
 
@@ -167,7 +166,7 @@ extension StreamTranslatorElement {
 
     /// A provider the chain gave up on for the rest of the run, said once (when it happens).
     func disabledWarning(_ chain: FallbackChain, _ disabled: [Int]) -> ElementMessageText? {
-        ProviderFallback.disabledWarning(chain, disabled, element: element.name) { keyOrigin($0)?.variable }
+        ProviderFallback.disabledWarning(chain, disabled) { keyOrigin($0)?.variable }
     }
 
     /// Which variable a remote provider's key came from, and its host: named in errors, never the key.
