@@ -117,14 +117,14 @@ public enum ProviderFallback {
     /// them, make each usable provider with `make`, warn about the ones left
     /// out, and set up the chain's breakers. Returns the members with their positions.
     public static func assemble<Member>(_ settings: Settings, more: [(property: String, value: String)] = [], known: [EnumValue],
-                                        element: ElementHandle, name: (Member) -> String,
+                                        element: ElementHandle, name: (ChainPosition, Member) -> String,
                                         make: (ChainPosition) throws -> Member) throws(ElementMessageText)
         -> (members: [(position: ChainPosition, member: Member)], chain: FallbackChain) {
         let chainPositions = try positions(provider: settings.provider, baseURL: settings.baseURL, model: settings.model,
                                            apiKeyEnv: settings.apiKeyEnv, more: more, known: known)
         let (members, unusable) = try build(chainPositions) { position in (position, try make(position)) }
         for reason in unusable { element.postWarning(ElementMessageText("provider unusable, left out of the chain: \(reason)")) }
-        let chain = FallbackChain(names: members.map { name($0.1) }, breakerFailures: settings.breakerFailures,
+        let chain = FallbackChain(names: members.map { name($0.0, $0.1) }, breakerFailures: settings.breakerFailures,
                                   breakerCooldownMs: settings.breakerCooldownMs)
         return (members.map { (position: $0.0, member: $0.1) }, chain)
     }

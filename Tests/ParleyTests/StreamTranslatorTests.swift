@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    @Test func withSourceLanguageAutoEachResultIsTranslatedFromItsOwnLanguage() async throws {
+        let lines = TestSupport.temporaryFolder().appendingPathComponent("spanish.txt")
+        try "¿Dónde está la estación?\n".write(to: lines, atomically: true, encoding: .utf8)
+        let pipeline = try Pipeline(launch: """
+            filesrc location=\(lines.path) ! text/x-raw,format=utf8 ! linesplitter language=es
+            ! streamtranslator source-language=auto target-language=en cache=false ! fakesink
+            """)
+        var infos: [String] = [], results: [TextResult] = []
+        try await pipeline.run { event in
+            if case .info(_, let message) = event { infos.append(message) }
+            if case .translation(let result) = event { results.append(result) }
+        }
+        let cli = try await TestSupport.run("/usr/bin/apertium", ["-u", "spa-eng"], input: "¿Dónde está la estación?")
+        #expect(results.map(\.text) == [cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines)], "\(results)")
+        #expect(results.first?.provider == "local (apertium spa-eng)")
+        // Said at start as it is: each result's language, not "en to en" (the pair for results that carry none).
+        #expect(infos.contains("provider local, each result's language (en where it has none) to en"), "\(infos)")
+    }
+
     @Test func aTargetThatIsNoLanguageTagFailsAtStartNamingTheProperty() async throws {
         let (results, _, error, _) = try await translate(["Hello"], options: "source-language=en target-language=english")
         let message = "\(String(describing: error))"

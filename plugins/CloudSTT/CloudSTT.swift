@@ -276,7 +276,7 @@ public final class CloudSTTElement: AsyncTransform {
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
             current.fallback, known: STTProvider.values, element: element,
-            name: { (transcriber: any Transcriber) in transcriber.name }
+            name: { (_, transcriber: any Transcriber) in transcriber.name }
         ) { position in
             try STTProvider(rawValue: position.provider)!.makeTranscriber(
                 position, settings: current, environment: environment, trace: { Self.log.debug($0, object: element) }) {

@@ -204,7 +204,7 @@ public final class CloudTTSElement: AsyncTransform {
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
             current.fallback, more: [("voice", current.voice)], known: TTSProvider.values, element: element,
-            name: { (synthesizer: any SpeechSynthesizer) in synthesizer.name }
+            name: { (_, synthesizer: any SpeechSynthesizer) in synthesizer.name }
         ) { position in
             try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment,
                                                                            trace: { [element] in Self.log.debug($0, object: element) })

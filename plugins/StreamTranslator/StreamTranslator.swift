@@ -220,9 +220,14 @@ public final class StreamTranslatorElement: AsyncTransform {
         }
     }
 
+    /// Whether the source language is each result's (source-language auto or empty).
+    static func followsResults(_ settings: Settings) -> Bool {
+        settings.sourceLanguage == "auto" || settings.sourceLanguage.isEmpty
+    }
+
     /// The source language a provider is set up for when the property says auto.
     static func sourceLanguage(_ settings: Settings, meta: String?) -> String {
-        if settings.sourceLanguage != "auto" && !settings.sourceLanguage.isEmpty { return settings.sourceLanguage }
+        if !followsResults(settings) { return settings.sourceLanguage }
         if let meta, !meta.isEmpty { return meta }
         return "en"
     }
@@ -246,10 +251,13 @@ public final class StreamTranslatorElement: AsyncTransform {
             throw .settings(problem, debug: "property target-language")
         }
         let source = Self.sourceLanguage(current, meta: nil)
+        let detected = Self.followsResults(current)
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
             current.fallback, known: TranslatorProvider.values, element: element,
-            name: { (translator: any TextTranslator) in translator.name }
+            // Following each result's language, a provider is named by its kind
+            // (local), not by the pair set up for the fallback language.
+            name: { (position, translator: any TextTranslator) in detected ? position.provider : translator.name }
         ) { position in
             try TranslatorProvider(rawValue: position.provider)!
                 .makeTranslator(position, settings: current, sourceLanguage: source, environment: environment,
@@ -258,7 +266,8 @@ public final class StreamTranslatorElement: AsyncTransform {
         translators.withLock {
             $0 = Translators(positions: made.map(\.position), chain: chain, made: [source: made.map(\.member)])
         }
-        element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then ")), \(source) to \(current.targetLanguage)"))
+        let from = detected ? "each result's language (\(source) where it has none)" : source
+        element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then ")), \(from) to \(current.targetLanguage)"))
     }
 
     public func start() throws(ElementMessageText) {
