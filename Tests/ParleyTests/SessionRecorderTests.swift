@@ -36,6 +36,18 @@ import Testing
         #expect(session.info?.segments == 4)
     }
 
+    @Test func audioAloneIsOneSegmentAsLongAsItsAudio() async throws {
+        // The element's own gst-inspect example: no text pad times the segment, its audio does.
+        let folder = TestSupport.temporaryFolder().appendingPathComponent("hello")
+        try await Pipeline(launch: "espeaksrc text=\"Hello there.\" ! rec.audio_0 sessionrecorder name=rec location=\(folder.path)").run()
+        let session = SessionFolder(url: folder)
+        let record = try #require(session.records.first)
+        let wav = try WAVDecoder.decode(try Data(contentsOf: folder.appendingPathComponent(try #require(record.audio.first))))
+        #expect(session.records.count == 1 && record.start == 0)
+        #expect(abs(record.end - Double(wav.samples.count) / Double(wav.rate)) < 0.001, "end \(record.end), audio \(wav.samples.count) at \(wav.rate)")
+        #expect(record.end > 0.3, "Hello there. is speech: \(record.end)")
+    }
+
     @Test func speechThatNoProviderCouldGiveIsRecordedAsFailed() async throws {
         let folder = TestSupport.temporaryFolder().appendingPathComponent("session")
         let pipeline = try Pipeline(launch: """

@@ -173,7 +173,9 @@ final class SessionWriter: @unchecked Sendable {
             utterances[pad] = Utterance(segment: meta.segmentID, name: name, descriptor: descriptor, samples: 0, rate: rate,
                                         voice: meta.provider)
             if pending[meta.segmentID] == nil {
-                pending[meta.segmentID] = Pending(record: SegmentRecord(segment: meta.segmentID, start: 0, end: 0))
+                // Where the audio starts, until a transcript says where the speech did.
+                let start = buffer.pts == Gst.clockTimeNone ? 0 : Self.seconds(buffer.pts)
+                pending[meta.segmentID] = Pending(record: SegmentRecord(segment: meta.segmentID, start: start, end: start))
             }
             if let end = meta.stamps[.speechEnd], let first = meta.stamps[.firstAudioOut], first > end {
                 pending[meta.segmentID]?.record.latencyMs["first-audio-ms"] = Double(first - end) / 1e6
@@ -213,6 +215,10 @@ final class SessionWriter: @unchecked Sendable {
         let path = folder.appendingPathComponent(utterance.name).path
         guard rename(path + ".part", path) == 0 else { throw WriteError(description: "\(utterance.name): \(String(cString: strerror(errno)))") }
         var entry = pending[utterance.segment] ?? Pending(record: SegmentRecord(segment: utterance.segment, start: 0, end: 0))
+        if entry.record.source == nil && entry.record.translations.isEmpty {
+            // Audio alone (no text pad timed it): the segment lasts as long as its audio.
+            entry.record.end = max(entry.record.end, entry.record.start + Double(utterance.samples) / Double(utterance.rate))
+        }
         entry.record.audio.append(utterance.name)
         entry.record.voices.append(utterance.voice)
         entry.done.insert(pad)
