@@ -48,16 +48,21 @@ struct SessionsCommand: AsyncParsableCommand {
         func run() throws {
             let all = SessionFolder.all(in: location.root)
             guard !all.isEmpty else { print("no sessions in \(location.root.path)"); return }
-            print("ID                      STARTED               DURATION  LANGUAGES  SEGMENTS  FAILED")
+            var rows = [["ID", "STARTED", "DURATION", "LANGUAGES", "SEGMENTS", "FAILED", ""]]
             for session in all {
                 let info = session.info
                 let started = (info?.started ?? "").replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
                 let duration = info?.duration ?? session.records.map(\.end).max() ?? 0
                 let failures = session.records.filter { $0.status == "failed" }.count
-                let languages = info?.languages.joined(separator: ",") ?? ""
-                print(pad(session.url.lastPathComponent, 23), pad(started, 21), pad(String(format: "%6.1f s", duration), 9),
-                      pad(languages, 10), pad(String(session.records.count), 9), failures,
-                      info?.ended == nil ? "(unfinished)" : "")
+                rows.append([session.url.lastPathComponent, started, String(format: "%6.1f s", duration),
+                             info?.languages.joined(separator: ",") ?? "", String(session.records.count), String(failures),
+                             info?.ended == nil ? "(unfinished)" : ""])
+            }
+            // Each column as wide as its widest cell: a fan-out's languages (en,es,it,fr) or a named folder fit.
+            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                let cells = zip(row, widths).map { cell, width in pad(cell, width) }
+                print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
             }
         }
     }

@@ -36,6 +36,12 @@ import Testing
             #expect(SubtitleCheck.cues(try String(contentsOf: session.appendingPathComponent(name), encoding: .utf8)).count == 3, "\(name)")
         }
 
+        // Listed with each column as wide as its widest cell: four languages do not run into the count.
+        let list = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "list", "--dir", scratch.path])
+        let row = try #require(list.stdout.split(separator: "\n").first { $0.hasPrefix("room ") }, "\(list.stdout)")
+        let cells = row.split(separator: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(cells.count == 6 && Set(cells[3].split(separator: ",")) == ["en", "es", "ca", "gl"] && cells[4] == "3", "\(row)")
+
         // Replayed for one listener, or for all in turn.
         func samples(_ files: [String]) throws -> Int {
             try files.reduce(0) { $0 + (try WAVDecoder.decode(try Data(contentsOf: session.appendingPathComponent($1))).samples.count) }
