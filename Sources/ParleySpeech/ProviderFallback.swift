@@ -133,13 +133,12 @@ public enum ProviderFallback {
     /// `values` (by property name, as an element's `settingsProblem` gets
     /// them), without making any provider: the element's static check.
     public static func problem(in values: [String: String], more: [String] = [], known: [EnumValue]) -> String? {
-        do throws(ChainPosition.SpecError) {
-            _ = try ChainPosition.parse(provider: values["provider"] ?? "", baseURL: values["base-url"] ?? "",
-                                        model: values["model"] ?? "", apiKeyEnv: values["api-key-env"] ?? "",
-                                        more: more.map { ($0, values[$0] ?? "") }, known: known.map(\.nick))
+        do throws(ElementMessageText) {
+            _ = try positions(provider: values["provider"] ?? "", baseURL: values["base-url"] ?? "", model: values["model"] ?? "",
+                              apiKeyEnv: values["api-key-env"] ?? "", more: more.map { ($0, values[$0] ?? "") }, known: known)
             return nil
         } catch {
-            return error.description
+            return error.text
         }
     }
 

@@ -38,8 +38,9 @@ final class SessionWriter: @unchecked Sendable {
         var record: SegmentRecord
         /// Pads that have given this segment its result (text) or finished its utterance (audio).
         var done: Set<String> = []
-        /// Which translation entry each translation pad fills.
-        var translationIndex: [String: Int] = [:]
+        /// The translation pad of each entry of `record.translations`, side by
+        /// side, in the order the pads were requested.
+        var translationPads: [String] = []
         /// Why an audio pad has no speech for this segment (its TTS failed).
         var speechFailure: String?
         var written = false
@@ -127,7 +128,7 @@ final class SessionWriter: @unchecked Sendable {
                 entry.record.latencyMs["transcript-ms"] = Double(complete - end) / 1e6
             }
         case .translation:
-            if let index = entry.translationIndex[pad] {
+            if let index = entry.translationPads.firstIndex(of: pad) {
                 // More sentences of the same translation (emit=sentences), or its final after them.
                 var existing = entry.record.translations[index]
                 existing.text = [existing.text, text].filter { !$0.isEmpty }.joined(separator: " ")
@@ -138,9 +139,8 @@ final class SessionWriter: @unchecked Sendable {
             } else {
                 // In the order of the pads (the pipeline's order of its listeners),
                 // whichever translator answers first, so every segment reads alike.
-                let position = entry.translationIndex.keys.filter { Self.padNumber($0) < Self.padNumber(pad) }.count
-                for (other, index) in entry.translationIndex where index >= position { entry.translationIndex[other] = index + 1 }
-                entry.translationIndex[pad] = position
+                let position = entry.translationPads.firstIndex { Self.padNumber($0) > Self.padNumber(pad) } ?? entry.translationPads.count
+                entry.translationPads.insert(pad, at: position)
                 entry.record.translations.insert(result, at: position)
             }
             if entry.record.source == nil && buffer.pts != Gst.clockTimeNone {
