@@ -324,13 +324,14 @@ import VADSegmenter
         let silence = zip(latencies, segments).map { report, segment in
             (reported: report.figures["eos-detection-ms"] ?? 0, heard: (seconds(segment.end) - seconds(segment.speechEnd)) * 1000)
         }
-        // Segments closed by silence were decided silence-duration-ms (500)
-        // after the speech ended: their audio ends the detector's lookahead
-        // sooner, and the lookahead, already heard, completes the silence.
-        // The last one is closed by EOS, when the frames still waiting are
-        // decided at once.
+        // Segments closed by silence were decided at most silence-duration-ms
+        // (500) after the speech ended (sooner when the detector doubted
+        // before its last speech frame: those frames counted in part): their
+        // audio ends the detector's lookahead sooner, and the lookahead,
+        // already heard, completes the silence. The last one is closed by
+        // EOS, when the frames still waiting are decided at once.
         let lookaheadMs = Double(VADSegmenterElement.lookaheadMs)
-        #expect(silence.prefix(2).allSatisfy { abs($0.reported - $0.heard - lookaheadMs) < 0.5 && abs($0.reported - 500) < 0.5 },
+        #expect(silence.prefix(2).allSatisfy { abs($0.reported - $0.heard - lookaheadMs) < 0.5 && $0.reported > 200 && $0.reported < 500.5 },
                 "\(silence)")
         #expect(segments.last?.reason == "eos")
         #expect(silence.last.map { abs($0.reported - $0.heard) < 0.5 } == true, "\(silence)")

@@ -54,6 +54,33 @@ import Testing
         #expect(ends(run(&again, pause)).map(\.reason) == [.eos])
     }
 
+    /// After the last word the detector often hovers just over threshold
+    /// (0.5-0.6) before it lets go: those doubted frames count towards the
+    /// silence in part, so the segment ends sooner than if each one started
+    /// the count again; a sure frame (0.6 and over) still does.
+    @Test func framesJustOverThresholdCountTowardsTheSilenceInPart() {
+        let speech = Array(repeating: Float(0.1), count: 100) + Array(repeating: 0.9, count: 100)
+        // 200 ms at 0.55 (half a frame each: 100 ms of silence), then silence.
+        var hovering = Segmenter(configuration)
+        let found = ends(run(&hovering, speech + Array(repeating: 0.55, count: 20) + Array(repeating: 0.1, count: 100)))
+        #expect(found.count == 1)
+        #expect(found.first?.speechEnd == 2_200_000_000, "its last frame at or over threshold")
+        #expect(found.first?.end == 2_600_000_000, "100 ms counted while it hovered, 400 ms after: 600 ms after the sure speech")
+        #expect(found.first?.reason == .silence)
+
+        // The same at 0.65 is sure speech: the count starts after it.
+        var sure = Segmenter(configuration)
+        let later = ends(run(&sure, speech + Array(repeating: 0.65, count: 20) + Array(repeating: 0.1, count: 100)))
+        #expect(later.first?.end == 2_700_000_000)
+
+        // Doubted frames inside a pause add up but do not end it short of the
+        // setting: 200 ms, 300 ms at 0.55 (150 counted), 100 ms: 450 ms counted.
+        var pause = Segmenter(configuration)
+        let sentence = speech + Array(repeating: 0.1, count: 20) + Array(repeating: 0.55, count: 30) + Array(repeating: 0.1, count: 10)
+            + Array(repeating: 0.9, count: 50) + Array(repeating: 0.1, count: 100)
+        #expect(ends(run(&pause, sentence)).count == 1)
+    }
+
     @Test func speechShorterThanMinSpeechNeverBecomesASegment() {
         var segmenter = Segmenter(configuration)
         let actions = run(&segmenter, Array(repeating: 0.1, count: 50) + Array(repeating: 0.9, count: 15) + Array(repeating: 0.1, count: 100))

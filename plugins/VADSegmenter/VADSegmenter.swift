@@ -28,7 +28,10 @@
 // its end-of-speech figures. The 40 ms it waits for are heard audio, so they
 // count towards silence-duration-ms: a segment closes silence-duration-ms
 // after its speech, not 40 ms later (its audio ends where the frames judged
-// silent do, 460 ms after the speech at the default). At EOS the frames
+// silent do, 460 ms after the speech at the default). Frames the detector
+// doubts, just over `threshold` (within `Segmenter.doubtBand`, 0.1), count
+// towards that silence in part, so a segment whose speech trails off in
+// doubt closes sooner after its last sure word. At EOS the frames
 // still waiting are decided as if silence followed. In ptt and always modes
 // no frame waits: the button or the stream cuts there, and a release is
 // acted on at once. A press or release (`ptt-active`) or a `mode` switch
@@ -86,7 +89,7 @@ public final class VADSegmenterElement: Filter {
                      .double(default: DEFAULT_ONSET_THRESHOLD, range: 0...1), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("prefix-padding-ms", nick: "Prefix padding", blurb: "Audio kept before the detected start of speech, in ms",
                      .int(default: DEFAULT_PREFIX_PADDING_MS, range: 0...5000)),
-        PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's \(lookaheadMs) ms lookahead counts towards it)",
+        PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's \(lookaheadMs) ms lookahead counts towards it; frames under threshold + \(Segmenter.doubtBand), which it doubts, count in part)",
                      .int(default: DEFAULT_SILENCE_DURATION_MS, range: 10...10_000), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms",
                      .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
