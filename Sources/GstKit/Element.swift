@@ -56,6 +56,31 @@ public final class Element: @unchecked Sendable {
         return found
     }
 
+    /// The bin holding it (nil for a pipeline or an element in none).
+    public var parent: Element? {
+        gst_object_get_parent(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstObject.self))
+            .map { Element(taking: UnsafeMutableRawPointer($0).assumingMemoryBound(to: GstElement.self)) }
+    }
+
+    /// The elements its sink pads are linked to, upstream, in pad order: for
+    /// a link into a bin, the bin (the peer of a ghost pad's outside).
+    public var upstreamNeighbours: [Element] {
+        guard let iterator = gst_element_iterate_sink_pads(pointer) else { return [] }
+        defer { gst_iterator_free(iterator) }
+        var found: [Element] = []
+        var value = GValue()
+        while gst_iterator_next(iterator, &value) == GST_ITERATOR_OK {
+            if let pad = g_value_get_object(&value)?.assumingMemoryBound(to: GstPad.self),
+               let peer = gst_pad_get_peer(pad) {
+                if let element = gst_pad_get_parent_element(peer) { found.append(Element(taking: element)) }
+                parley_object_unref(peer)
+            }
+            g_value_reset(&value)
+        }
+        g_value_unset(&value)
+        return found
+    }
+
     // MARK: Properties
 
     /// Reads a property, typed.

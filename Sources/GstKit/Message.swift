@@ -55,6 +55,32 @@ public final class Message: @unchecked Sendable {
         }
     }
 
+    /// The element that posted it (nil when a pad, the bus or the pipeline's
+    /// clock did, or no object).
+    public var sourceElement: Element? {
+        guard let source = pointer.pointee.src,
+              g_type_check_instance_is_a(UnsafeMutableRawPointer(source).assumingMemoryBound(to: GTypeInstance.self),
+                                         gst_element_get_type()) != 0 else { return nil }
+        gst_object_ref(source)
+        return Element(taking: UnsafeMutableRawPointer(source).assumingMemoryBound(to: GstElement.self))
+    }
+
+    /// The domain of an error, warning or info message's GError (nil for
+    /// other messages or a domain other than GStreamer's four): `.stream`
+    /// means the data itself was wrong (not decodable, no type found).
+    public var errorDomain: ErrorDomain? {
+        var error: UnsafeMutablePointer<GError>?
+        switch pointer.pointee.type {
+        case GST_MESSAGE_ERROR: gst_message_parse_error(pointer, &error, nil)
+        case GST_MESSAGE_WARNING: gst_message_parse_warning(pointer, &error, nil)
+        case GST_MESSAGE_INFO: gst_message_parse_info(pointer, &error, nil)
+        default: return nil
+        }
+        guard let error else { return nil }
+        defer { g_error_free(error) }
+        return [ErrorDomain.core, .library, .resource, .stream].first { $0.quark == error.pointee.domain }
+    }
+
     /// Whether the source has no parent (the pipeline itself).
     private var sourceIsTopLevel: Bool {
         guard let source = pointer.pointee.src else { return false }

@@ -245,13 +245,41 @@ public final class Pipeline: @unchecked Sendable {
         thread.start()
     }
 
+    /// An error or warning about the data itself (GStreamer's stream domain:
+    /// "Could not determine type of stream", a decoder that cannot decode)
+    /// names the file it came from, as a user who passed several needs to
+    /// know: `… (reading "talk.flac")`. GStreamer's own text names the
+    /// element (typefind, inside decodebin), not what it was reading.
+    private static func naming(_ text: String, of message: Message) -> String {
+        guard message.errorDomain == .stream, let source = message.sourceElement,
+              let file = fileRead(upstreamOf: source) else { return text }
+        return "\(text) (reading \"\(file)\")"
+    }
+
+    /// The file whose data reaches `element`: the `location` of the one
+    /// source upstream of the top-level element that holds it (nil when
+    /// there is none, or several feed it, as a mixer of two files).
+    static func fileRead(upstreamOf element: Element) -> String? {
+        var topLevel = element
+        while let parent = topLevel.parent, parent.parent != nil { topLevel = parent }
+        var seen: Set<String> = [], waiting = [topLevel], files: Set<String> = []
+        // Top-level names are unique in a pipeline; a few dozen elements at most.
+        while let next = waiting.popLast(), seen.count < 64 {
+            guard seen.insert(next.name).inserted else { continue }
+            let upstream = next.upstreamNeighbours
+            if upstream.isEmpty, case .string(let location?)? = next.property("location") { files.insert(location) }
+            waiting.append(contentsOf: upstream)
+        }
+        return files.count == 1 ? files.first : nil
+    }
+
     private static func translate(_ message: Message) -> PipelineEvent? {
         let source = message.sourceName
         switch message.view {
         case .eos: return .eos
         case .info(let text, _): return .info(source: source, message: text)
-        case .warning(let text, let debug): return .warning(source: source, message: text, debug: debug)
-        case .error(let text, let debug): return .error(source: source, message: text, debug: debug)
+        case .warning(let text, let debug): return .warning(source: source, message: naming(text, of: message), debug: debug)
+        case .error(let text, let debug): return .error(source: source, message: naming(text, of: message), debug: debug)
         case .element(let structure): return .fromElementMessage(structure, source: source)
         case .stateChanged(let from, let to, let isTopLevel):
             return isTopLevel ? .stateChanged(from: from.description, to: to.description) : nil

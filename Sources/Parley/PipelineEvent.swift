@@ -15,6 +15,10 @@ public enum PipelineEvent: Sendable {
     case fallback(FallbackEvent)
     /// What an element says of itself, e.g. which provider it uses.
     case info(source: String, message: String)
+    /// An element's warning or error: `source` is the element's name,
+    /// `message` its sentence for users; one about the data itself (no type
+    /// found, not decodable) ends with the file it came from, `(reading
+    /// "talk.flac")`, when one file source feeds that element.
     case warning(source: String, message: String, debug: String?)
     case error(source: String, message: String, debug: String?)
     /// Any other element message.

@@ -126,6 +126,22 @@ import Testing
         #expect(runs.stderr.contains("Error: --runs must be at least 1") && runs.stderr.contains("Usage: parley bench run"), "\(runs.stderr)")
     }
 
+    /// GStreamer's error for data it cannot decode names typefind, inside
+    /// decodebin; the user needs the file: parley names the one upstream.
+    @Test func anUndecodableRecordingIsNamedInTheError() async throws {
+        let garbage = scratch.appendingPathComponent("not audio.wav")
+        try Data((0..<400).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }).write(to: garbage)
+        let file = try write("decode.pipeline", """
+            #@ description Decode a recording
+            #@ var INPUT=missing.wav  The recording
+            filesrc location=${INPUT} ! decodebin ! audioconvert ! fakesink
+            """)
+        let result = try await parley(["run", file, "--set", "INPUT=\(garbage.path)"])
+        #expect(result.status == 1)
+        let error = result.stderr.split(separator: "\n").first { $0.hasPrefix("error:") }
+        #expect(error == "error: typefind: Could not determine type of stream. (reading \"\(garbage.path)\")", "\(result.stderr)")
+    }
+
     @Test func serveHelpNamesEveryRouteTheServerAnswers() async throws {
         let help = try await parley(["serve", "--help"])
         #expect(help.status == 0)
