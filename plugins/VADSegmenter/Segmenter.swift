@@ -284,7 +284,15 @@ public struct Segmenter {
             .map { open!.silence + $0 } ?? 0
         let (taken, silence) = (open!.frames, open!.silence)
         let maxFrames = max(1, frames(configuration.maxSegmentMs))
-        let lookback = min(50, maxFrames / 4)  // up to 500 ms to find a pause in
+        // Up to 500 ms to find a pause in. Measured, not guessed: LibriVox
+        // read on with no pause (297 s, Whisper-base, max-segment-ms 5000, 61
+        // cuts) came out at 4.2% WER with this. Looking 1.25 s back (for the
+        // quietest frame, or for the longest run under threshold first) made
+        // 5.4-6.9%: earlier cuts, more segments, each cut costing words. In
+        // these 500 ms the lowest probability or a 50 ms mean of energy made
+        // 5.2-5.5%; the longest run under threshold first, 4.0% (two words
+        // of 852, not worth a rule).
+        let lookback = min(50, maxFrames / 4)
         if taken > maxFrames - lookback {
             held.append(frame)
         } else {
