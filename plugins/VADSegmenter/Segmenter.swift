@@ -100,8 +100,8 @@ public struct Segmenter {
     public static let doubtBand: Float = 0.1
 
     /// What a frame adds to the silence counted in an open segment: 1 under
-    /// `threshold`, 0 to 1 for a doubted one (1 just under the band's top,
-    /// nearly 0 at `threshold`); nil for sure speech, which starts it again.
+    /// `threshold`, 0 to 1 for a doubted one (1 at `threshold`, nearly 0
+    /// just under the band's top); nil for sure speech, which starts it again.
     static func silenceWeight(of probability: Float, threshold: Float) -> Float? {
         if probability < threshold { return 1 }
         let sure = min(1, threshold + doubtBand)
