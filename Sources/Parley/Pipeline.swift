@@ -249,10 +249,19 @@ public final class Pipeline: @unchecked Sendable {
     /// "Could not determine type of stream", a decoder that cannot decode)
     /// names the file it came from, as a user who passed several needs to
     /// know: `… (reading "talk.flac")`. GStreamer's own text names the
-    /// element (typefind, inside decodebin), not what it was reading.
+    /// element (typefind, inside decodebin), not what it was reading. So
+    /// does a file source's own resource error, which says only "Resource
+    /// not found." (the path is in the debug details).
     private static func naming(_ text: String, of message: Message) -> String {
-        guard message.errorDomain == .stream, let source = message.sourceElement,
-              let file = fileRead(upstreamOf: source) else { return text }
+        guard let source = message.sourceElement else { return text }
+        let file: String?
+        switch message.errorDomain {
+        case .stream?: file = fileRead(upstreamOf: source)
+        case .resource? where source.upstreamNeighbours.isEmpty:
+            if case .string(let location?)? = source.property("location") { file = location } else { file = nil }
+        default: file = nil
+        }
+        guard let file, !text.contains(file) else { return text }
         return "\(text) (reading \"\(file)\")"
     }
 

@@ -127,8 +127,9 @@ import Testing
     }
 
     /// GStreamer's error for data it cannot decode names typefind, inside
-    /// decodebin; the user needs the file: parley names the one upstream.
-    @Test func anUndecodableRecordingIsNamedInTheError() async throws {
+    /// decodebin, and filesrc's for a missing file says "Resource not
+    /// found."; the user needs the file: parley names it.
+    @Test func aRecordingThatCannotBeReadIsNamedInTheError() async throws {
         let garbage = scratch.appendingPathComponent("not audio.wav")
         try Data((0..<400).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }).write(to: garbage)
         let file = try write("decode.pipeline", """
@@ -140,6 +141,13 @@ import Testing
         #expect(result.status == 1)
         let error = result.stderr.split(separator: "\n").first { $0.hasPrefix("error:") }
         #expect(error == "error: typefind: Could not determine type of stream. (reading \"\(garbage.path)\")", "\(result.stderr)")
+
+        // A file that is not there: filesrc says only "Resource not found."
+        let missing = scratch.appendingPathComponent("gone.wav").path
+        let notFound = try await parley(["run", file, "--set", "INPUT=\(missing)"])
+        #expect(notFound.status == 1)
+        #expect(notFound.stderr.split(separator: "\n").first { $0.hasPrefix("error:") }
+            == "error: filesrc0: Resource not found. (reading \"\(missing)\")", "\(notFound.stderr)")
     }
 
     @Test func serveHelpNamesEveryRouteTheServerAnswers() async throws {
