@@ -69,6 +69,24 @@ public final class Message: @unchecked Sendable {
     /// other messages or a domain other than GStreamer's four): `.stream`
     /// means the data itself was wrong (not decodable, no type found).
     public var errorDomain: ErrorDomain? {
+        guard let error = parsedError else { return nil }
+        return [ErrorDomain.core, .library, .resource, .stream].first { $0.quark == error.domain }
+    }
+
+    /// Whether an error or warning says the data itself could not be read:
+    /// no type found, the wrong type, not decodable, a container that does
+    /// not parse (GStreamer's stream errors of those kinds). Not a missing
+    /// decoder (codec not found: another machine may have it), nor a failure
+    /// of a device, a file or a network (resource errors).
+    public var isAboutTheData: Bool {
+        guard pointer.pointee.type != GST_MESSAGE_INFO, let error = parsedError,
+              error.domain == gst_stream_error_quark() else { return false }
+        return [GST_STREAM_ERROR_TYPE_NOT_FOUND, GST_STREAM_ERROR_WRONG_TYPE, GST_STREAM_ERROR_DECODE,
+                GST_STREAM_ERROR_DEMUX, GST_STREAM_ERROR_FORMAT].contains { Int32($0.rawValue) == error.code }
+    }
+
+    /// The GError's domain and code of an error, warning or info message.
+    private var parsedError: (domain: GQuark, code: Int32)? {
         var error: UnsafeMutablePointer<GError>?
         switch pointer.pointee.type {
         case GST_MESSAGE_ERROR: gst_message_parse_error(pointer, &error, nil)
@@ -78,7 +96,7 @@ public final class Message: @unchecked Sendable {
         }
         guard let error else { return nil }
         defer { g_error_free(error) }
-        return [ErrorDomain.core, .library, .resource, .stream].first { $0.quark == error.pointee.domain }
+        return (error.pointee.domain, error.pointee.code)
     }
 
     /// Whether the source has no parent (the pipeline itself).

@@ -9,6 +9,11 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
     case stateChangeFailed(String)
     /// An element posted an error.
     case elementError(source: String, message: String, debug: String?)
+    /// An element could not read the data it was given: no type found, not
+    /// decodable, a container that does not parse (`message` names the file
+    /// when one file source fed it). Running again on the same input, here
+    /// or on another machine, reads it no better.
+    case unreadableData(source: String, message: String, debug: String?)
     case noSuchElement(String)
     case noSuchProperty(element: String, property: String)
 
@@ -16,9 +21,17 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         switch self {
         case .invalidDescription(let message): message
         case .stateChangeFailed(let message): message
-        case .elementError(let source, let message, _): "\(source): \(message)"
+        case .elementError(let source, let message, _), .unreadableData(let source, let message, _): "\(source): \(message)"
         case .noSuchElement(let name): "no element named \"\(name)\" in the pipeline"
         case .noSuchProperty(let element, let property): "element \"\(element)\" has no property \"\(property)\""
+        }
+    }
+
+    /// GStreamer's debug details of an element's error (file, function, element path), if any.
+    public var debug: String? {
+        switch self {
+        case .elementError(_, _, let debug), .unreadableData(_, _, let debug): debug
+        default: nil
         }
     }
 }
@@ -39,7 +52,29 @@ public final class Pipeline: @unchecked Sendable {
     private let bus: Bus
     private let watcherDone = DispatchSemaphore(value: 0)
     private let stopped = Flag()
+    /// The first error posted, and the first about the data itself
+    /// (`Message.isAboutTheData`), as the bus thread read them.
     private let firstError = Mutex<PipelineError?>(nil)
+    private let firstDataError = Mutex<PipelineError?>(nil)
+
+    /// Elements that fail together post their errors from their own threads,
+    /// in any order: a file that is not audio makes decodebin say "general
+    /// stream error" and wavparse "of a different type", either first. How
+    /// long, after the first, a failure waits for one about the data.
+    static let errorSettling: Duration = .milliseconds(250)
+
+    /// Why the pipeline failed, once the first error has been read: the
+    /// first error about the data if one comes within `errorSettling` (it
+    /// says what is wrong, and that no rerun helps), else the first error.
+    /// Blocks for at most `errorSettling`.
+    private func settledFailure() -> PipelineError {
+        let deadline = ContinuousClock.now + Self.errorSettling
+        while ContinuousClock.now < deadline {
+            if let error = firstDataError.withLock({ $0 }) { return error }
+            usleep(10_000)
+        }
+        return firstDataError.withLock { $0 } ?? firstError.withLock { $0 } ?? .stateChangeFailed("the pipeline failed")
+    }
 
     /// Parses a gst-launch-1.0 style description.
     public init(launch description: String) throws(PipelineError) {
@@ -63,7 +98,7 @@ public final class Pipeline: @unchecked Sendable {
             // The element that failed posted why on the bus; give the watcher
             // a moment to read it so the user sees that, not a generic line.
             for _ in 0..<40 {
-                if let error = firstError.withLock({ $0 }) { throw error }
+                if firstError.withLock({ $0 }) != nil { throw settledFailure() }
                 usleep(25_000)
             }
             throw .stateChangeFailed("the pipeline could not start")
@@ -95,7 +130,9 @@ public final class Pipeline: @unchecked Sendable {
         continuation.finish()
     }
 
-    /// Plays to EOS, handing every event to `onEvent`; throws the first error.
+    /// Plays to EOS, handing every event to `onEvent`; throws the first
+    /// error, or `unreadableData` when one about the data itself comes
+    /// within `errorSettling` of it.
     public func run(onEvent: (PipelineEvent) -> Void = { _ in }) async throws(PipelineError) {
         // State changes block (elements load models, threads are joined):
         // they run on a thread of their own, not on Swift's small pool.
@@ -104,8 +141,8 @@ public final class Pipeline: @unchecked Sendable {
         for await event in events {
             onEvent(event)
             if case .eos = event { break }
-            if case .error(let source, let message, let debug) = event {
-                failure = .elementError(source: source, message: message, debug: debug)
+            if case .error = event {
+                failure = await OffPool.run { [self] in settledFailure() }
                 break
             }
         }
@@ -236,7 +273,13 @@ public final class Pipeline: @unchecked Sendable {
                 guard let message = bus.pop(timeout: 50 * Gst.millisecond) else { continue }
                 guard let event = Self.translate(message) else { continue }
                 if case .error(let source, let text, let debug) = event {
-                    self?.firstError.withLock { $0 = $0 ?? .elementError(source: source, message: text, debug: debug) }
+                    if message.isAboutTheData {
+                        let error = PipelineError.unreadableData(source: source, message: text, debug: debug)
+                        self?.firstDataError.withLock { $0 = $0 ?? error }
+                        self?.firstError.withLock { $0 = $0 ?? error }
+                    } else {
+                        self?.firstError.withLock { $0 = $0 ?? .elementError(source: source, message: text, debug: debug) }
+                    }
                 }
                 continuation.yield(event)
             }

@@ -51,6 +51,11 @@ public protocol JobRunner: Sendable {
     func run(_ job: JobSpec, input: URL, outputs: URL) throws -> JobOutcome
 }
 
+/// What a `JobRunner` throws for a failure no other attempt can change (the
+/// job's input cannot be decoded): the job fails at once, with this reason,
+/// instead of being delivered again up to max-deliver times.
+public protocol FinalJobFailure: Error {}
+
 /// A worker: takes jobs from the work queue, runs them, publishes their
 /// results and acknowledges them.
 ///
@@ -62,7 +67,9 @@ public protocol JobRunner: Sendable {
 ///    rerun whose result JetStream drops, never a lost result;
 /// 3. a failed attempt asks for redelivery after `retryDelay` until the
 ///    delivery count reaches `maxDeliver`; the last failure publishes a
-///    `failed` result with every attempt's reason and acknowledges;
+///    `failed` result with every attempt's reason and acknowledges; so does
+///    the first for a failure no attempt can change (`FinalJobFailure`: an
+///    input that cannot be decoded);
 /// 4. a job whose last delivery went unanswered too (every worker it met
 ///    died) is announced by JetStream's max-deliveries advisory, kept in
 ///    `PARLEY_EXHAUSTED`: a worker records its `failed` result and removes it.
@@ -320,6 +327,8 @@ public final class Worker: Sendable {
         let outcome: JobOutcome
         do {
             outcome = try runner.run(job, input: input, outputs: outputs)
+        } catch let final as any FinalJobFailure {
+            throw JobFailure("\(final)", worthRetrying: false)
         } catch {
             throw JobFailure("\(error)")
         }
@@ -413,7 +422,7 @@ public final class Worker: Sendable {
 struct JobFailure: Error {
     let reason: String
     /// False for what no other attempt can change (an input kind this
-    /// version does not know).
+    /// version does not know, an input the runner cannot decode).
     let worthRetrying: Bool
 
     init(_ reason: String, worthRetrying: Bool = true) {

@@ -23,6 +23,12 @@ struct PipelineJobRunner: JobRunner {
         let description: String
     }
 
+    /// The job's input cannot be read (not decodable, no type found): no
+    /// other attempt, here or on another worker, reads it better.
+    struct FinalFailure: FinalJobFailure, CustomStringConvertible {
+        let description: String
+    }
+
     /// `parley worker --trust-pipelines`: run whatever a submitter's pipeline reaches.
     var trustsPipelines = false
 
@@ -111,7 +117,8 @@ struct PipelineJobRunner: JobRunner {
                 }
             } catch {
                 var reason = "\(error)"
-                if case .elementError(_, _, let debug?) = error { reason += " (\(debug))" }
+                if let debug = error.debug { reason += " (\(debug))" }
+                if case .unreadableData = error { throw FinalFailure(description: reason) }
                 throw Failure(description: reason)
             }
         }

@@ -115,7 +115,7 @@ struct RunCommand: AsyncParsableCommand {
             status.finish()
             if interrupts.received > 1 { throw ExitCode(ExitStatus.aborted) }
             printError("error: \(error)")
-            if case .elementError(_, _, let debug?) = error { printError("  details: \(debug)") }
+            if let debug = error.debug { printError("  details: \(debug)") }
             throw ExitCode(ExitStatus.failed)
         }
         status.finish()

@@ -465,7 +465,10 @@ struct WorkQueueTests {
         #expect(trusted.files.contains { $0.name.hasSuffix("out/copy-nowhere.txt") && $0.size == 17 }, "\(trusted.files.map(\.name))")
     }
 
-    @Test func aCorruptInputFailsAfterMaxDeliverWithEveryReasonAndTheOthersComplete() async throws {
+    /// A failed attempt is delivered again, up to max-deliver, every reason
+    /// kept; but an input that cannot be decoded fails at its first attempt
+    /// (no other attempt reads it better), and the other jobs complete.
+    @Test func aFailedJobIsRetriedUpToMaxDeliverButACorruptInputFailsAtOnce() async throws {
         let cluster = try await Cluster()
         try await cluster.worker(["--ack-wait", "4", "--max-deliver", "2", "--retry-delay", "0.2"])
         let corrupt = cluster.folder.appendingPathComponent("corrupt.wav")
@@ -479,10 +482,24 @@ struct WorkQueueTests {
         let jobs = try await cluster.status(batch)
         #expect(jobs.map(\.state) == ["done", "failed", "done"])
         let failed = try #require(jobs[1].result)
-        #expect(failed.attempts == 2)
-        #expect(failed.reasons.count == 2)
-        #expect(failed.reasons[0].hasPrefix("attempt 1 on ") && failed.reasons[1].hasPrefix("attempt 2 on "))
-        #expect(failed.reasons.allSatisfy { $0.lowercased().contains("stream") || $0.contains("wav") }, "\(failed.reasons)")
+        #expect(failed.attempts == 1, "\(failed.reasons)")
+        #expect(failed.reasons.count == 1 && failed.reasons[0].hasPrefix("attempt 1 on "), "\(failed.reasons)")
+        #expect(failed.reasons[0].contains("of a different type") && failed.reasons[0].contains("corrupt.wav\")"), "\(failed.reasons)")
         #expect(jobs[1].publications == 1)
+
+        // A file missing inside the job's folder is no fault of the data: delivered again, each reason kept.
+        let file = cluster.folder.appendingPathComponent("missing.pipeline").path
+        try """
+            #@ description Reads a file the job does not hold
+            #@ var INPUT=  The recording
+            filesrc location=${INPUT}.gone ! fakesink
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let missing = try await cluster.submit([good[0]], pipeline: file)
+        _ = try await cluster.parley(["jobs", "watch", missing, "--timeout", "120"])
+        let retried = try #require(try await cluster.status(missing).first?.result)
+        #expect(retried.status == "failed" && retried.attempts == 2, "\(retried.reasons)")
+        #expect(retried.reasons.count == 2 && retried.reasons[0].hasPrefix("attempt 1 on ") && retried.reasons[1].hasPrefix("attempt 2 on "),
+                "\(retried.reasons)")
+        #expect(retried.reasons.allSatisfy { $0.contains("Resource not found") }, "\(retried.reasons)")
     }
 }
