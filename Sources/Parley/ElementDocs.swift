@@ -53,7 +53,7 @@ public enum ElementDocs {
 
     /// What a Parley element produces; empty for other elements.
     public static func produces(_ factoryName: String) -> [StructureDoc] {
-        parleyElements.first { $0.metadata.factoryName == factoryName }?.produces ?? []
+        Parley.elementType(factory: factoryName)?.produces ?? []
     }
 
     /// docs/reference.md: every element's messages, events and meta fields,

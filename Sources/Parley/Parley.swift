@@ -37,14 +37,19 @@ public enum Parley {
     /// Property `name` as Parley's element `factory` declares it (nil for
     /// other elements): its `check` is what the validator asks beyond GObject.
     static func propertySpec(factory: String, name: String) -> PropertySpec? {
-        parleyElements.first { $0.metadata.factoryName == factory }?.properties.first { $0.name == name }
+        elementType(factory: factory)?.properties.first { $0.name == name }
+    }
+
+    /// Parley's element type made by `factory` (nil for other elements).
+    static func elementType(factory: String) -> (any ElementImpl.Type)? {
+        parleyElements.first { $0.metadata.factoryName == factory }
     }
 
     /// What Parley's element `factory` finds wrong with its settings taken
     /// together (nil for other elements, or when nothing is): `given` are
     /// the properties a pipeline sets, the others at their defaults.
     static func settingsProblem(factory: String, given: [String: String]) -> String? {
-        guard let type = parleyElements.first(where: { $0.metadata.factoryName == factory }) else { return nil }
+        guard let type = elementType(factory: factory) else { return nil }
         var values: [String: String] = [:]
         for spec in type.properties { if case .string(let value) = spec.defaultValue { values[spec.name] = value } }
         return type.settingsProblem(values.merging(given) { _, written in written })

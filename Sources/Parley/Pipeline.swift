@@ -273,13 +273,11 @@ public final class Pipeline: @unchecked Sendable {
                 guard let message = bus.pop(timeout: 50 * Gst.millisecond) else { continue }
                 guard let event = Self.translate(message) else { continue }
                 if case .error(let source, let text, let debug) = event {
-                    if message.isAboutTheData {
-                        let error = PipelineError.unreadableData(source: source, message: text, debug: debug)
-                        self?.firstDataError.withLock { $0 = $0 ?? error }
-                        self?.firstError.withLock { $0 = $0 ?? error }
-                    } else {
-                        self?.firstError.withLock { $0 = $0 ?? .elementError(source: source, message: text, debug: debug) }
-                    }
+                    let error: PipelineError = message.isAboutTheData
+                        ? .unreadableData(source: source, message: text, debug: debug)
+                        : .elementError(source: source, message: text, debug: debug)
+                    self?.firstError.withLock { $0 = $0 ?? error }
+                    if case .unreadableData = error { self?.firstDataError.withLock { $0 = $0 ?? error } }
                 }
                 continuation.yield(event)
             }
@@ -296,16 +294,17 @@ public final class Pipeline: @unchecked Sendable {
     /// does a file source's own resource error, which says only "Resource
     /// not found." (the path is in the debug details).
     private static func naming(_ text: String, of message: Message) -> String {
-        guard let source = message.sourceElement else { return text }
-        let file: String?
-        switch message.errorDomain {
-        case .stream?: file = fileRead(upstreamOf: source)
-        case .resource? where source.upstreamNeighbours.isEmpty:
-            if case .string(let location?)? = source.property("location") { file = location } else { file = nil }
-        default: file = nil
-        }
-        guard let file, !text.contains(file) else { return text }
+        let domain = message.errorDomain
+        guard domain == .stream || domain == .resource, let source = message.sourceElement else { return text }
+        guard let file = domain == .stream ? fileRead(upstreamOf: source) : fileOfSource(source),
+              !text.contains(file) else { return text }
         return "\(text) (reading \"\(file)\")"
+    }
+
+    /// The file a source element reads: its `location`, when nothing is upstream of it.
+    private static func fileOfSource(_ element: Element) -> String? {
+        guard element.upstreamNeighbours.isEmpty, case .string(let location?)? = element.property("location") else { return nil }
+        return location
     }
 
     /// The file whose data reaches `element`: the `location` of the one
@@ -318,9 +317,8 @@ public final class Pipeline: @unchecked Sendable {
         // Top-level names are unique in a pipeline; a few dozen elements at most.
         while let next = waiting.popLast(), seen.count < 64 {
             guard seen.insert(next.name).inserted else { continue }
-            let upstream = next.upstreamNeighbours
-            if upstream.isEmpty, case .string(let location?)? = next.property("location") { files.insert(location) }
-            waiting.append(contentsOf: upstream)
+            if let file = fileOfSource(next) { files.insert(file) }
+            waiting.append(contentsOf: next.upstreamNeighbours)
         }
         return files.count == 1 ? files.first : nil
     }

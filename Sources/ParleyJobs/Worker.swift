@@ -54,7 +54,10 @@ public protocol JobRunner: Sendable {
 /// What a `JobRunner` throws for a failure no other attempt can change (the
 /// job's input cannot be decoded): the job fails at once, with this reason,
 /// instead of being delivered again up to max-deliver times.
-public protocol FinalJobFailure: Error {}
+public struct FinalJobFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ reason: String) { description = reason }
+}
 
 /// A worker: takes jobs from the work queue, runs them, publishes their
 /// results and acknowledges them.
@@ -327,7 +330,7 @@ public final class Worker: Sendable {
         let outcome: JobOutcome
         do {
             outcome = try runner.run(job, input: input, outputs: outputs)
-        } catch let final as any FinalJobFailure {
+        } catch let final as FinalJobFailure {
             throw JobFailure("\(final)", worthRetrying: false)
         } catch {
             throw JobFailure("\(error)")

@@ -23,12 +23,6 @@ struct PipelineJobRunner: JobRunner {
         let description: String
     }
 
-    /// The job's input cannot be read (not decodable, no type found): no
-    /// other attempt, here or on another worker, reads it better.
-    struct FinalFailure: FinalJobFailure, CustomStringConvertible {
-        let description: String
-    }
-
     /// `parley worker --trust-pipelines`: run whatever a submitter's pipeline reaches.
     var trustsPipelines = false
 
@@ -118,7 +112,8 @@ struct PipelineJobRunner: JobRunner {
             } catch {
                 var reason = "\(error)"
                 if let debug = error.debug { reason += " (\(debug))" }
-                if case .unreadableData = error { throw FinalFailure(description: reason) }
+                // An input that cannot be read: no other attempt, here or on another worker, reads it better.
+                if case .unreadableData = error { throw FinalJobFailure(reason) }
                 throw Failure(description: reason)
             }
         }

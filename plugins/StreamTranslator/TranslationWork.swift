@@ -191,8 +191,7 @@ extension StreamTranslatorElement {
         StageOutput(buffers: [outputBuffer(segment, text: text, status: status, language: language, meta: meta)])
     }
 
-    /// A result that is not a translation: failed or skipped (with its warning), or passed on.
-    /// A result that is not a translation: `reason` goes in its meta's
+    /// A result that is not a translation (failed, skipped, or passed on): `reason` goes in its meta's
     /// detail and, where it is a fault (`warns`), on the bus as a warning.
     func result(_ segment: TextSegment, text: String, status: SpeechStatus, source: String, settings: Settings,
                 reason: String?, warns: Bool = true) -> StageOutput {
