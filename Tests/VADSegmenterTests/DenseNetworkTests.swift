@@ -30,10 +30,11 @@ import Testing
         (0..<count).map { Float((($0 + 1) * 7919 + seed * 104_729) % 2001 - 1000) / 1000 }
     }
 
-    /// 5 inputs, 19 and 3 hidden units (neither a multiple of a block; 19 is
-    /// a full block and a padded one, 3 a padded block alone), 1 logit.
+    /// 5 inputs, 37 and 3 hidden units (neither a multiple of a block; 37 is
+    /// two full blocks, run as a pair, and a padded one run alone, 3 a padded
+    /// block alone), 1 logit.
     static let reference = Reference(
-        layers: [(values(95, seed: 1), values(19, seed: 2)), (values(57, seed: 3), values(3, seed: 4)), (values(3, seed: 5), values(1, seed: 6))],
+        layers: [(values(185, seed: 1), values(37, seed: 2)), (values(111, seed: 3), values(3, seed: 4)), (values(3, seed: 5), values(1, seed: 6))],
         mean: values(5, seed: 7), scale: values(5, seed: 8).map { 1 + abs($0) })
 
     func evaluate(_ network: DenseNetwork, _ input: [Float]) -> (logit: Float, hidden: [Float]) {
