@@ -31,6 +31,30 @@ import Testing
         }
     }
 
+    /// As wide as the detector's (17): values taken eight at a time and the
+    /// rest one by one, every one of them the mean of its own feature.
+    @Test func everyFeatureOfAWideFrameIsAveragedOnItsOwn() {
+        let width = 19
+        var history = ContextHistory(width: width, windows: [1...2, 3...6])
+        func frame(_ k: Int) -> [Float] { (0..<width).map { Float(k + 100 * $0) } }
+        for k in 1...12 {
+            let current = frame(k)
+            var out = [Float](repeating: .nan, count: history.inputCount)
+            current.withUnsafeBufferPointer { current in
+                out.withUnsafeMutableBufferPointer { history.inputs(for: current.baseAddress!, into: $0.baseAddress!) }
+            }
+            for (number, window) in [1...2, 3...6].enumerated() {
+                let backs = window.filter { k - $0 >= 1 }
+                for feature in 0..<width {
+                    let expected = backs.isEmpty ? 0 : backs.map { Float(k - $0 + 100 * feature) }.reduce(0, +) / Float(backs.count)
+                    // Within rounding: the history scales by 1 / count, the check divides.
+                    #expect(abs(out[width * (1 + number) + feature] - expected) <= 1e-5 * max(1, expected),
+                            "frame \(k), window \(window), feature \(feature)")
+                }
+            }
+        }
+    }
+
     @Test func copiesKeepTheirOwnPast() {
         var history = ContextHistory(width: 2, windows: [1...1])
         _ = inputs(&history, frame: 1)

@@ -31,6 +31,12 @@ struct ContextHistory {
         memory = FrameMemory(count: max(depth, 1) * width)
     }
 
+    /// The ring slot of the frame `back` frames before the current one.
+    private func slot(back: Int) -> Int {
+        let slot = head - back
+        return slot < 0 ? slot + depth : slot
+    }
+
     /// Writes the context stage's input for `current` into `inputs`
     /// (`inputCount` floats), then remembers `current` as the newest frame.
     mutating func inputs(for current: UnsafePointer<Float>, into inputs: UnsafeMutablePointer<Float>) {
@@ -39,19 +45,37 @@ struct ContextHistory {
         inputs.update(from: current, count: width)
         var out = inputs + width
         for window in windows {
-            for index in 0..<width { out[index] = 0 }
             let available = min(window.upperBound, frames)
-            var back = window.lowerBound
-            while back <= available {
-                var slot = head - back
-                if slot < 0 { slot += depth }
-                let from = ring + slot * width
-                for index in 0..<width { out[index] += from[index] }
-                back += 1
-            }
             let count = available - window.lowerBound + 1
+            let scale: Float = count > 1 ? 1 / Float(count) : 1
+            // Eight values at a time in running sums held in registers, the
+            // frames added newest first as before; the plain loop over memory
+            // was checked at run time for overlap on every frame of a window.
+            var first = 0
+            while first + 8 <= width {
+                var (s0, s1, s2, s3, s4, s5, s6, s7): (Float, Float, Float, Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0, 0, 0, 0)
+                var back = window.lowerBound
+                while back <= available {
+                    let from = ring + slot(back: back) * width + first
+                    s0 += from[0]; s1 += from[1]; s2 += from[2]; s3 += from[3]
+                    s4 += from[4]; s5 += from[5]; s6 += from[6]; s7 += from[7]
+                    back += 1
+                }
+                let to = out + first
+                (to[0], to[1], to[2], to[3]) = (s0, s1, s2, s3)
+                (to[4], to[5], to[6], to[7]) = (s4, s5, s6, s7)
+                first += 8
+            }
+            for index in first..<width {
+                var sum: Float = 0
+                var back = window.lowerBound
+                while back <= available {
+                    sum += ring[slot(back: back) * width + index]
+                    back += 1
+                }
+                out[index] = sum
+            }
             if count > 1 {
-                let scale = 1 / Float(count)
                 for index in 0..<width { out[index] *= scale }
             }
             out += width

@@ -279,8 +279,9 @@ final class FrameMemory {
 /// ~1.5 s (after Martin, 2001), scaled for the minimum's bias. Speech seldom
 /// fills a band that long, so the estimate follows the noise, whatever its
 /// colour, and never the speech. Its floats live in the caller's memory:
-/// power, smoothed power, the current sub-window's minimum, then the ring of
-/// the last `subWindows` minima.
+/// power, smoothed power, the current sub-window's minimum, the lowest of the
+/// stored minima (taken again only when a sub-window ends, not every frame),
+/// then the ring of the last `subWindows` minima.
 ///
 /// Digital silence (every band below `digitalSilence`, far under one LSB of
 /// 16-bit noise) teaches it nothing: a muted microphone, a noise gate or
@@ -315,7 +316,7 @@ struct NoiseFloor {
     /// digital silence: one LSB of 16-bit noise gives about 1e-7.
     static let digitalSilence: Float = 1e-9
 
-    static func floatCount(bands: Int) -> Int { (3 + subWindows) * bands }
+    static func floatCount(bands: Int) -> Int { (4 + subWindows) * bands }
 
     init(bands: Int, memory: UnsafeMutablePointer<Float>) {
         self.bands = bands
@@ -323,11 +324,13 @@ struct NoiseFloor {
             memory[index] = 1e-11
             memory[bands + index] = 1e-11
             memory[2 * bands + index] = .greatestFiniteMagnitude
+            memory[3 * bands + index] = .greatestFiniteMagnitude
         }
     }
 
     mutating func track(_ energies: UnsafeMutablePointer<Float>, memory: UnsafeMutablePointer<Float>) {
-        let power = memory, smoothed = memory + bands, current = memory + 2 * bands, minima = memory + 3 * bands
+        let power = memory, smoothed = memory + bands, current = memory + 2 * bands
+        let storedLowest = memory + 3 * bands, minima = memory + 4 * bands
         var strongest: Float = 0
         for index in 0..<bands { strongest = max(strongest, energies[index]) }
         // Digital silence: every band under the threshold.
@@ -342,12 +345,15 @@ struct NoiseFloor {
             newestMinimum = (newestMinimum + 1) % Self.subWindows
             (minima + newestMinimum * bands).update(from: current, count: bands)
             storedMinima = min(storedMinima + 1, Self.subWindows)
-            for index in 0..<bands { current[index] = .greatestFiniteMagnitude }
+            for index in 0..<bands {
+                current[index] = .greatestFiniteMagnitude
+                var lowest = Float.greatestFiniteMagnitude
+                for window in 0..<storedMinima { lowest = min(lowest, minima[window * bands + index]) }
+                storedLowest[index] = lowest
+            }
         }
         for index in 0..<bands {
-            var lowest = current[index]
-            for window in 0..<storedMinima { lowest = min(lowest, minima[window * bands + index]) }
-            power[index] = max(lowest * Self.bias, 1e-11, loudest * Self.range)
+            power[index] = max(min(current[index], storedLowest[index]) * Self.bias, 1e-11, loudest * Self.range)
         }
     }
 }
