@@ -26,30 +26,28 @@ func startGStreamer() {
     Parley.register([TimingSink.self, TextSource.self])
 }
 
+/// Prints a benchmark's report, and writes it to `--output` when one is given.
+@MainActor func publish(_ report: String) throws {
+    print(report)
+    if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+}
+
 // Any error a command throws (a file it cannot read, a pipeline that fails)
 // ends it with one line naming the command and the error, not a backtrace.
 do {
     switch command {
     case "tts":
         startGStreamer()
-        let report = try await TTSBenchmark(runs: runs, only: option("--only")).run()
-        print(report)
-        if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+        try publish(try await TTSBenchmark(runs: runs, only: option("--only")).run())
     case "stt":
         startGStreamer()
-        let report = try await STTBenchmark(runs: runs).run()
-        print(report)
-        if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+        try publish(try await STTBenchmark(runs: runs).run())
     case "translate":
         startGStreamer()
-        let report = try await TranslateBenchmark(runs: runs).run()
-        print(report)
-        if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+        try publish(try await TranslateBenchmark(runs: runs).run())
     case "stt-engines":
         startGStreamer()
-        let report = try await EngineBenchmark(runs: runs).run()
-        print(report)
-        if let output = option("--output") { try report.write(toFile: output, atomically: true, encoding: .utf8) }
+        try publish(try await EngineBenchmark(runs: runs).run())
     case "vad-features":
         // parley-bench vad-features FILE.wav OUT.f32: the detector's input features per frame.
         if arguments.dropFirst().first == "--count" { print(SpeechFeatures.count); exit(0) }
