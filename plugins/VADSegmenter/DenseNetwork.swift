@@ -156,6 +156,9 @@ final class DenseNetwork: @unchecked Sendable {
             if rectify { Self.rectify(out, count: 2 * lanes) }
             block += 2
         }
+        // The lone last block: the pair's first half written again, not the
+        // pair run on a padded second block (every logit and the gates' third
+        // block are lone: 2,560 multiply-adds a member that would be wasted).
         if block < layer.blocks {
             var weights = storage + layer.weights + block * blockWeights
             let biases = storage + layer.biases + block * lanes
