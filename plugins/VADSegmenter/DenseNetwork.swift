@@ -7,11 +7,11 @@
 /// into vector registers. Two blocks are run together where a layer has
 /// them, so each input is loaded and broadcast once per 32 multiply-adds
 /// (blocks of eight spent about 1.4 instructions a multiply-add, sixteen
-/// about 1.1, pairs of sixteen about 0.9). A layer whose outputs are not a
-/// multiple of sixteen (the logit) is padded with zero weights: about 1,200
-/// wasted multiply-adds a frame for the detector's two logits, about 1,000
-/// instructions more than pairs of eight-unit blocks with a lone last one
-/// would spend, for no eight-unit kernel beside the sixteen-unit ones. The input's
+/// about 1.1, pairs of sixteen about 0.9). A hidden layer whose outputs are
+/// not a multiple of sixteen is padded with zero weights; a logit (one
+/// output) is stored unpadded and summed alone, input by input, as a block's
+/// lane would sum it (padded to a block, the detector's logits cost about
+/// 2,000 instructions a frame more, for the same results). The input's
 /// standardisation, `(x - mean) × scale`, is folded into the first layer's
 /// weights and biases here, so the features go in as the front end gives them.
 // @unchecked: the memory is written once, in init, and only read after.
@@ -22,6 +22,8 @@ final class DenseNetwork: @unchecked Sendable {
     private struct Layer {
         var inputs: Int
         var blocks: Int
+        /// Weights side by side per input: `lanes`, or 1 for a logit (one output, no padding).
+        var stride: Int
         var weights: Int  // offset of the first block's weights in `storage`, in floats
         var biases: Int   // offset of the biases in `storage`, in floats
     }
@@ -40,8 +42,9 @@ final class DenseNetwork: @unchecked Sendable {
         for (weights, biases) in trained {
             let outputs = biases.count, inputs = weights.count / outputs
             let blocks = (outputs + Self.lanes - 1) / Self.lanes
-            let padded = blocks * Self.lanes
-            layers.append(Layer(inputs: inputs, blocks: blocks, weights: offset, biases: offset + padded * inputs))
+            let padded = outputs == 1 ? 1 : blocks * Self.lanes
+            layers.append(Layer(inputs: inputs, blocks: blocks, stride: outputs == 1 ? 1 : Self.lanes,
+                                weights: offset, biases: offset + padded * inputs))
             offset += padded * (inputs + 1)
         }
         storage = .allocate(capacity: offset)
@@ -50,7 +53,7 @@ final class DenseNetwork: @unchecked Sendable {
             for output in biases.indices {
                 let (block, lane) = output.quotientAndRemainder(dividingBy: Self.lanes)
                 for input in 0..<layer.inputs {
-                    storage[layer.weights + (block * layer.inputs + input) * Self.lanes + lane] = weights[output * layer.inputs + input]
+                    storage[layer.weights + (block * layer.inputs + input) * layer.stride + lane] = weights[output * layer.inputs + input]
                 }
                 storage[layer.biases + output] = biases[output]
             }
@@ -123,6 +126,17 @@ final class DenseNetwork: @unchecked Sendable {
     private func apply(_ layer: Layer, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, rectify: Bool) {
         let lanes = Self.lanes  // a local: at -Onone a static is an accessor call
         let blockWeights = layer.inputs * lanes
+        if layer.stride == 1 {
+            // A logit: one sum over the inputs, in order, as a block's lane would add them.
+            let weights = storage + layer.weights
+            var sum = storage[layer.biases], input = 0
+            while input < layer.inputs {
+                sum += weights[input] * x[input]
+                input += 1
+            }
+            y[0] = rectify ? max(sum, 0) : sum
+            return
+        }
         var block = 0
         while block + 2 <= layer.blocks {
             var weights = storage + layer.weights + block * blockWeights
@@ -157,8 +171,9 @@ final class DenseNetwork: @unchecked Sendable {
             block += 2
         }
         // The lone last block: the pair's first half written again, not the
-        // pair run on a padded second block (every logit and the gates' third
-        // block are lone: 2,560 multiply-adds a member that would be wasted).
+        // pair run on a padded second block (the frame network's second layer
+        // and the gates' third block are lone: 1,280 multiply-adds a member
+        // that would be wasted).
         if block < layer.blocks {
             var weights = storage + layer.weights + block * blockWeights
             let biases = storage + layer.biases + block * lanes
