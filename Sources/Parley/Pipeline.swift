@@ -52,10 +52,19 @@ public final class Pipeline: @unchecked Sendable {
     private let bus: Bus
     private let watcherDone = DispatchSemaphore(value: 0)
     private let stopped = Flag()
-    /// The first error posted, and the first about the data itself
-    /// (`Message.isAboutTheData`), as the bus thread read them.
-    private let firstError = Mutex<PipelineError?>(nil)
-    private let firstDataError = Mutex<PipelineError?>(nil)
+    /// The errors the bus thread has read.
+    private let errors = Mutex(PostedErrors())
+
+    /// The first error posted, and the first about the data itself (`Message.isAboutTheData`).
+    private struct PostedErrors {
+        var first: PipelineError?
+        var firstAboutData: PipelineError?
+
+        mutating func record(_ error: PipelineError) {
+            first = first ?? error
+            if case .unreadableData = error { firstAboutData = firstAboutData ?? error }
+        }
+    }
 
     /// Elements that fail together post their errors from their own threads,
     /// in any order: a file that is not audio makes decodebin say "general
@@ -70,10 +79,11 @@ public final class Pipeline: @unchecked Sendable {
     private func settledFailure() -> PipelineError {
         let deadline = ContinuousClock.now + Self.errorSettling
         while ContinuousClock.now < deadline {
-            if let error = firstDataError.withLock({ $0 }) { return error }
+            if let error = errors.withLock({ $0.firstAboutData }) { return error }
             usleep(10_000)
         }
-        return firstDataError.withLock { $0 } ?? firstError.withLock { $0 } ?? .stateChangeFailed("the pipeline failed")
+        let posted = errors.withLock { $0 }
+        return posted.firstAboutData ?? posted.first ?? .stateChangeFailed("the pipeline failed")
     }
 
     /// Parses a gst-launch-1.0 style description.
@@ -98,7 +108,7 @@ public final class Pipeline: @unchecked Sendable {
             // The element that failed posted why on the bus; give the watcher
             // a moment to read it so the user sees that, not a generic line.
             for _ in 0..<40 {
-                if firstError.withLock({ $0 }) != nil { throw settledFailure() }
+                if errors.withLock({ $0.first }) != nil { throw settledFailure() }
                 usleep(25_000)
             }
             throw .stateChangeFailed("the pipeline could not start")
@@ -276,8 +286,7 @@ public final class Pipeline: @unchecked Sendable {
                     let error: PipelineError = message.isAboutTheData
                         ? .unreadableData(source: source, message: text, debug: debug)
                         : .elementError(source: source, message: text, debug: debug)
-                    self?.firstError.withLock { $0 = $0 ?? error }
-                    if case .unreadableData = error { self?.firstDataError.withLock { $0 = $0 ?? error } }
+                    self?.errors.withLock { $0.record(error) }
                 }
                 continuation.yield(event)
             }
