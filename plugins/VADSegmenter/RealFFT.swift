@@ -20,7 +20,8 @@ struct RealFFT {
     private let stageTwiddles: [Float]
 
     init(size: Int) {
-        precondition(size >= 4 && size & (size - 1) == 0, "a power of two")
+        // At least 8: the butterflies run the first two stages fused, the rest four at a time.
+        precondition(size >= 8 && size & (size - 1) == 0, "a power of two, 8 or more")
         self.size = size
         half = size / 2
         cosines = (0...(size / 2)).map { cos(-2 * Float.pi * Float($0) / Float(size)) }
@@ -86,13 +87,10 @@ struct RealFFT {
     /// The in-place radix-2 stages over bit-reversed input.
     private static func butterflies(re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>,
                                     count: Int, twiddles: UnsafePointer<Float>) {
-        var length = 2
-        var c = twiddles
-        if count >= 4 {
-            firstTwoStages(re: re, im: im, count: count, twiddles: twiddles)
-            c += 2 + 4
-            length = 8
-        }
+        firstTwoStages(re: re, im: im, count: count, twiddles: twiddles)
+        // The later stages' twiddles follow the first two's (2 + 4 floats); their spans are 4, 8, ...
+        var length = 8
+        var c = twiddles + 2 + 4
         while length <= count {
             let span = length / 2
             let s = c + span
@@ -104,7 +102,7 @@ struct RealFFT {
                 // optimiser packs them into vector registers with no check at
                 // run time that the halves do not overlap (about a hundred
                 // instructions a block when it vectorised the plain loop).
-                while span % 4 == 0 && k < span {
+                while k < span {
                     let (b0, b1, b2, b3) = (rb[k], rb[k + 1], rb[k + 2], rb[k + 3])
                     let (d0, d1, d2, d3) = (ib[k], ib[k + 1], ib[k + 2], ib[k + 3])
                     let (a0, a1, a2, a3) = (ra[k], ra[k + 1], ra[k + 2], ra[k + 3])
@@ -118,14 +116,6 @@ struct RealFFT {
                     (ra[k], ra[k + 1], ra[k + 2], ra[k + 3]) = (a0 + tr0, a1 + tr1, a2 + tr2, a3 + tr3)
                     (ia[k], ia[k + 1], ia[k + 2], ia[k + 3]) = (e0 + ti0, e1 + ti1, e2 + ti2, e3 + ti3)
                     k += 4
-                }
-                while k < span {
-                    let tr = rb[k] * c[k] - ib[k] * s[k], ti = rb[k] * s[k] + ib[k] * c[k]
-                    rb[k] = ra[k] - tr
-                    ib[k] = ia[k] - ti
-                    ra[k] += tr
-                    ia[k] += ti
-                    k += 1
                 }
                 start += length
             }
