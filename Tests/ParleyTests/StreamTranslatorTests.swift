@@ -109,6 +109,28 @@ import Testing
         #expect(figures["results-final"] == .uint64(3))
     }
 
+    @Test func aTextRepeatedWhileItsRequestIsOutMakesNoSecondRequest() async throws {
+        // A slow stream, and three requests allowed at once: without the gate
+        // both "Good morning." segments would be sent before either answer came.
+        let stream = """
+            data: {"choices":[{"delta":{"content":"Buenos "}}]}\n\n\
+            data: {"choices":[{"delta":{"content":"días."},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n
+            """
+        let pieces = stream.components(separatedBy: "\n\n").filter { !$0.isEmpty }.map { ($0 + "\n\n", 300) }
+        let server = try ScriptedHTTPServer([.stream(pieces: pieces)])
+        defer { server.stop() }
+        let (results, warnings, error, figures) = try await translate(
+            ["Good morning.", "Good morning.", "Good night."],
+            options: "provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es max-in-flight=3")
+        #expect(error == nil && warnings.isEmpty, "\(String(describing: error)) \(warnings)")
+        #expect(results.map(\.segmentID) == [0, 1, 2] && results.allSatisfy { $0.status == .final })
+        #expect(results.count == 3 && results[1].text == results[0].text && results[1].provider == "cache", "\(results)")
+        let sent = server.requests.map { String(decoding: $0.body, as: UTF8.self) }
+        #expect(sent.count == 2, "\(sent)")
+        #expect(sent.filter { $0.contains("Good morning.") }.count == 1, "\(sent)")
+        #expect(figures["cache-hits"] == .uint64(1))
+    }
+
     @Test func emptyTextIsSkippedQuietlyAndTheRestGoesOn() async throws {
         let (results, warnings, error, figures) = try await translate(["Hello.", "   ", "Thank you."],
                                                                       options: "source-language=en target-language=es")

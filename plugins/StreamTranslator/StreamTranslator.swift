@@ -35,7 +35,10 @@
 // SHA-256 over provider, model, languages, prompt and text names each
 // entry): a text translated before, in this run or an earlier one, makes no
 // request. The folder keeps 10,000 entries at most, the least recently used
-// deleted first (TranslationCache). Assistant answers are not cached.
+// deleted first (TranslationCache). A text repeated while its first request
+// is still out waits for that answer and counts as a cache hit: one request
+// per text, however many segments are in flight (RequestGate). Assistant
+// answers are not cached.
 import Foundation
 import GstKit
 import ParleyCore
@@ -116,7 +119,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         ProviderFallback.perProvider("api-key-env", nick: "API key variable",
                      blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, DEEPL_API_KEY, GOOGLE_API_KEY or LIBRETRANSLATE_API_KEY by provider", default: DEFAULT_API_KEY_ENV),
     ] + ProviderFallback.specs + [
-        PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache",
+        PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache (a text repeated while its request was out included)",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ] + ResultCounters.specs(final: "Segments translated", skipped: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
                              failed: "Segments that could not be translated")
@@ -156,6 +159,8 @@ public final class StreamTranslatorElement: AsyncTransform {
     let state = Mutex(State())
     let translators = Mutex<Translators?>(nil)
     let cache = TranslationCache(capacity: 1024)
+    /// A text being translated is not sent again by a segment that repeats it meanwhile.
+    let requests = RequestGate<TranslationCache.Key>()
     let counters = ResultCounters()
     let cacheHits = Atomic<UInt64>(0)
 

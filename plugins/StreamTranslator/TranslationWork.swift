@@ -50,12 +50,23 @@ extension StreamTranslatorElement {
                                            model: isLocal ? "" : (chain.model.isEmpty ? TranslatorProvider.defaultModel : chain.model),
                                            source: source, target: current.targetLanguage, prompt: prompt, text: text)
             var meta = segment.meta
-            if current.cache, current.mode == .translate,
-               let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs), folder: Self.cacheFolder(current)) {
-                cacheHits.add(1, ordering: .relaxed)
-                return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
-                                  provider: "cache", meta: meta, timing: nil).stage
+            let caches = current.cache && current.mode == .translate
+            if caches {
+                // Looked up again after entering the gate: the text's leader may
+                // have stored its answer between the first look and entering.
+                var role = RequestGate<TranslationCache.Key>.Role.waited
+                while true {
+                    if let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs), folder: Self.cacheFolder(current)) {
+                        if role == .leader { requests.leave(key) }
+                        cacheHits.add(1, ordering: .relaxed)
+                        return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
+                                          provider: "cache", meta: meta, timing: nil).stage
+                    }
+                    if role == .leader { break }
+                    role = await requests.enter(key)
+                }
             }
+            defer { if caches { requests.leave(key) } }
             guard let chain = translators.withLock({ $0?.chain }) else { return result("", .failed, "no provider is set up") }
             let context = state.withLock { Array($0.context.suffix(current.contextSegments)) }
             let request = TranslationRequest(text: text, sourceLanguage: source, targetLanguage: current.targetLanguage,
