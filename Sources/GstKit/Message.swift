@@ -78,11 +78,28 @@ public final class Message: @unchecked Sendable {
     /// not parse (GStreamer's stream errors of those kinds). Not a missing
     /// decoder (codec not found: another machine may have it), nor a failure
     /// of a device, a file or a network (resource errors).
+    /// So does decodebin's "all streams without buffers" (`endedWithoutData`).
     public var isAboutTheData: Bool {
         guard pointer.pointee.type != GST_MESSAGE_INFO, let error = parsedError,
               error.domain == gst_stream_error_quark() else { return false }
         return [GST_STREAM_ERROR_TYPE_NOT_FOUND, GST_STREAM_ERROR_WRONG_TYPE, GST_STREAM_ERROR_DECODE,
                 GST_STREAM_ERROR_DEMUX, GST_STREAM_ERROR_FORMAT].contains { Int32($0.rawValue) == error.code }
+            || endedWithoutData
+    }
+
+    /// decodebin's error when every stream it exposed ended before any
+    /// data: a stream error, "failed", whose details end in "all streams
+    /// without buffers". It stands for the demuxer's own error, which
+    /// decodebin drops when it comes while the demuxer is still being
+    /// brought up: a WAV file whose header does not parse gives wavparse's
+    /// "of a different type" or, as often as the threads run so on a busy
+    /// machine, only this. Nothing was decoded from what the source read.
+    public var endedWithoutData: Bool {
+        guard pointer.pointee.type == GST_MESSAGE_ERROR, let error = parsedError,
+              error.domain == gst_stream_error_quark(), error.code == Int32(GST_STREAM_ERROR_FAILED.rawValue) else { return false }
+        var debug: UnsafeMutablePointer<gchar>?
+        gst_message_parse_error(pointer, nil, &debug)
+        return takeGString(debug)?.contains("all streams without buffers") ?? false
     }
 
     /// The GError's domain and code of an error, warning or info message.

@@ -338,7 +338,10 @@ public final class Pipeline: @unchecked Sendable {
         case .eos: return .eos
         case .info(let text, _): return .info(source: source, message: text)
         case .warning(let text, let debug): return .warning(source: source, message: naming(text, of: message), debug: debug)
-        case .error(let text, let debug): return .error(source: source, message: naming(text, of: message), debug: debug)
+        case .error(let text, let debug):
+            // decodebin's "general stream error" says nothing a user can act on.
+            let said = message.endedWithoutData ? "nothing could be decoded: every stream ended before any data" : text
+            return .error(source: source, message: naming(said, of: message), debug: debug)
         case .element(let structure): return .fromElementMessage(structure, source: source)
         case .stateChanged(let from, let to, let isTopLevel):
             return isTopLevel ? .stateChanged(from: from.description, to: to.description) : nil

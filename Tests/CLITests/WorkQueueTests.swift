@@ -484,7 +484,9 @@ struct WorkQueueTests {
         let failed = try #require(jobs[1].result)
         #expect(failed.attempts == 1, "\(failed.reasons)")
         #expect(failed.reasons.count == 1 && failed.reasons[0].hasPrefix("attempt 1 on "), "\(failed.reasons)")
-        #expect(failed.reasons[0].contains("of a different type") && failed.reasons[0].contains("corrupt.wav\")"), "\(failed.reasons)")
+        // wavparse's error, or decodebin's when it dropped wavparse's (a busy machine): either says what the data is.
+        #expect((failed.reasons[0].contains("of a different type") || failed.reasons[0].contains("every stream ended before any data"))
+                && failed.reasons[0].contains("corrupt.wav\")"), "\(failed.reasons)")
         #expect(jobs[1].publications == 1)
 
         // A file missing inside the job's folder is no fault of the data: delivered again, each reason kept.

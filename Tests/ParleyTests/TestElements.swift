@@ -46,6 +46,9 @@ final class NumberSource: Source {
         PropertySpec("gate", nick: "Gate", blurb: "Before buffer gate-before, wait until the test opens the gate of this name",
                      .string(default: "")),
         PropertySpec("gate-before", nick: "Gate before", blurb: "The buffer the gate holds back", .int(default: 0, range: 0...1_000_000)),
+        PropertySpec("fail-debug", nick: "Fail with details",
+                     blurb: "Instead of a first buffer, a stream error (failed) with these details, as decodebin posts one",
+                     .string(default: "")),
     ]
 
     /// Gates the test has opened (`NumberSource.open`).
@@ -61,6 +64,7 @@ final class NumberSource: Source {
     private let interval = Atomic<Int>(0)
     private let gate = Mutex("")
     private let gateBefore = Atomic<Int>(0)
+    private let failDebug = Mutex("")
     init(element: ElementHandle) { self.element = element }
 
     func property(named name: String) -> PropertyValue {
@@ -71,6 +75,7 @@ final class NumberSource: Source {
         case "interval-ms": .int(interval.load(ordering: .relaxed))
         case "gate": .string(gate.withLock { $0 })
         case "gate-before": .int(gateBefore.load(ordering: .relaxed))
+        case "fail-debug": .string(failDebug.withLock { $0 })
         default: .int(count.load(ordering: .relaxed))
         }
     }
@@ -85,6 +90,7 @@ final class NumberSource: Source {
         case "interval-ms": interval.store(value.int, ordering: .relaxed)
         case "gate": gate.withLock { $0 = value.string ?? "" }
         case "gate-before": gateBefore.store(value.int, ordering: .relaxed)
+        case "fail-debug": failDebug.withLock { $0 = value.string ?? "" }
         default: count.store(value.int, ordering: .relaxed)
         }
     }
@@ -92,6 +98,13 @@ final class NumberSource: Source {
 
     func create() throws(FlowError) -> Buffer {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        let failDebug = failDebug.withLock { $0 }
+        if !failDebug.isEmpty {
+            // GST_STREAM_ERROR_FAILED is 1.
+            element.postError(ElementMessageText("GStreamer encountered a general stream error.", debug: failDebug,
+                                                 domain: .stream, code: 1))
+            throw .error
+        }
         guard index < count.load(ordering: .relaxed) else { throw .eos }
         if index > 0 && interval.load(ordering: .relaxed) > 0 { usleep(useconds_t(interval.load(ordering: .relaxed) * 1000)) }
         let gate = gate.withLock { $0 }
