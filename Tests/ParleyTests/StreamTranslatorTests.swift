@@ -131,6 +131,29 @@ import Testing
         #expect(figures["cache-hits"] == .uint64(1))
     }
 
+    @Test func contextSegmentsSendEarlierTurnsAndATextInAnotherContextIsAskedAgain() async throws {
+        let stream = """
+            data: {"choices":[{"delta":{"content":"Fue amable."},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n
+            """
+        let server = try ScriptedHTTPServer([.stream(pieces: [(stream, 0)])])
+        defer { server.stop() }
+        // One request at a time, so each text's context is every text before it.
+        let (results, _, error, figures) = try await translate(
+            ["I saw the doctor.", "She was kind.", "I saw the nurse.", "She was kind."],
+            options: "provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es context-segments=2 max-in-flight=1")
+        #expect(error == nil && results.count == 4 && results.allSatisfy { $0.status == .final }, "\(String(describing: error)) \(results)")
+        let turns = try server.requests.map { request in
+            let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+            let messages = try #require(body["messages"] as? [[String: String]])
+            return messages.dropFirst().map { "\($0["role"]!): \($0["content"]!)" }
+        }
+        #expect(turns.count == 4, "the last 'She was kind.' follows another sentence: asked again, not taken from the cache")
+        #expect(turns.first == ["user: I saw the doctor."])
+        #expect(turns.last == ["user: She was kind.", "assistant: Fue amable.", "user: I saw the nurse.", "assistant: Fue amable.",
+                               "user: She was kind."], "\(turns)")
+        #expect(figures["cache-hits"] == .uint64(0))
+    }
+
     @Test func emptyTextIsSkippedQuietlyAndTheRestGoesOn() async throws {
         let (results, warnings, error, figures) = try await translate(["Hello.", "   ", "Thank you."],
                                                                       options: "source-language=en target-language=es")

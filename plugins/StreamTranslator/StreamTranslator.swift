@@ -32,8 +32,8 @@
 // `parley/fallback`); `base-url`, `model` and `api-key-env` then take one
 // comma-separated entry per provider. Results
 // are cached in memory and on disk (`cache`, `cache-dir`, `cache-ttl-s`; a
-// SHA-256 over provider, model, languages, prompt and text names each
-// entry): a text translated before, in this run or an earlier one, makes no
+// SHA-256 over provider, model, languages, prompt, text and any context
+// pairs sent with it names each entry): a text translated before, in this run or an earlier one, makes no
 // request. The folder keeps 10,000 entries at most, the least recently used
 // deleted first (TranslationCache). A text repeated while its first request
 // is still out waits for that answer and counts as a cache hit: one request
@@ -99,7 +99,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         PropertySpec("mode", nick: "Mode", blurb: "Translate what was said, or answer it",
                      .enumeration(typeName: "GstParleyTranslatorMode", values: TranslatorMode.values, default: DEFAULT_MODE.rawValue)),
         PropertySpec("context-segments", nick: "Context segments",
-                     blurb: "Earlier source/result pairs sent as context to chat providers",
+                     blurb: "Earlier source/result pairs sent as context to chat providers (a translation is cached with its context)",
                      .int(default: DEFAULT_CONTEXT_SEGMENTS, range: 0...50)),
         PropertySpec("temperature", nick: "Temperature", blurb: "Sampling temperature for chat providers",
                      .double(default: DEFAULT_TEMPERATURE, range: 0...2)),

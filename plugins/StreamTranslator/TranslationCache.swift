@@ -5,8 +5,8 @@ import Synchronization
 /// Translations already made: in memory (least recently used first out)
 /// and, when a folder is given, on disk, so a text translated in an earlier
 /// run makes no request either. The key holds everything that decides the
-/// answer: provider, model, languages, prompt and text; on disk it is the
-/// SHA-256 of them. A disk entry that cannot be read is ignored (and
+/// answer: provider, model, languages, prompt, text and any context sent
+/// with it; on disk it is the SHA-256 of them. A disk entry that cannot be read is ignored (and
 /// replaced by the next store), never an error.
 ///
 /// The folder is bounded: each file's modification time is when it was
@@ -23,8 +23,15 @@ final class TranslationCache: Sendable {
         var target: String
         var prompt: String
         var text: String
+        /// The earlier pairs sent with the text (`context-segments`), one
+        /// string: with them the answer is made for that context, and
+        /// another context may well want another (a pronoun's gender).
+        var context: String = ""
 
-        var digest: String { SHA256.hex([provider, model, source, target, prompt, text].joined(separator: "\u{1F}")) }
+        /// Without context, the digest of entries made before context counted.
+        var digest: String {
+            SHA256.hex(([provider, model, source, target, prompt, text] + (context.isEmpty ? [] : [context])).joined(separator: "\u{1F}"))
+        }
     }
 
     private struct Entry {

@@ -46,9 +46,11 @@ extension StreamTranslatorElement {
             // Named by the chain as configured, whoever in it served: a fallback's answer is reused too.
             let chain = current.fallback
             let isLocal = chain.provider == TranslatorProvider.local.rawValue
+            let context = current.contextSegments > 0 ? state.withLock { Array($0.context.suffix(current.contextSegments)) } : []
             let key = TranslationCache.Key(provider: isLocal ? "local" : "\(chain.provider) \(chain.baseURL)",
                                            model: isLocal ? "" : (chain.model.isEmpty ? TranslatorProvider.defaultModel : chain.model),
-                                           source: source, target: current.targetLanguage, prompt: prompt, text: text)
+                                           source: source, target: current.targetLanguage, prompt: prompt, text: text,
+                                           context: context.map { "\($0.source)\u{1E}\($0.result)" }.joined(separator: "\u{1D}"))
             var meta = segment.meta
             let caches = current.cache && current.mode == .translate
             if caches {
@@ -68,9 +70,8 @@ extension StreamTranslatorElement {
             }
             defer { if caches { requests.leave(key) } }
             guard let chain = translators.withLock({ $0?.chain }) else { return result("", .failed, "no provider is set up") }
-            let context = state.withLock { Array($0.context.suffix(current.contextSegments)) }
             let request = TranslationRequest(text: text, sourceLanguage: source, targetLanguage: current.targetLanguage,
-                                             systemPrompt: prompt, context: current.contextSegments > 0 ? context : [],
+                                             systemPrompt: prompt, context: context,
                                              temperature: current.temperature)
             // The meta's request/first-byte stamps are the first network stage's
             // (cloudstt's); this stage times itself.
