@@ -131,7 +131,7 @@ import Testing
         #expect(figures["cache-hits"] == .uint64(1))
     }
 
-    @Test func contextSegmentsSendEarlierTurnsAndATextInAnotherContextIsAskedAgain() async throws {
+    @Test func theSystemPromptAndContextSegmentsGoAsMessagesAndATextInAnotherContextIsAskedAgain() async throws {
         let stream = """
             data: {"choices":[{"delta":{"content":"Fue amable."},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n
             """
@@ -140,13 +140,14 @@ import Testing
         // One request at a time, so each text's context is every text before it.
         let (results, _, error, figures) = try await translate(
             ["I saw the doctor.", "She was kind.", "I saw the nurse.", "She was kind."],
-            options: "provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es context-segments=2 max-in-flight=1")
+            options: "provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es context-segments=2 max-in-flight=1 system-prompt=\"Put {source} into {target}.\"")
         #expect(error == nil && results.count == 4 && results.allSatisfy { $0.status == .final }, "\(String(describing: error)) \(results)")
-        let turns = try server.requests.map { request in
+        let conversations = try server.requests.map { request in
             let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
-            let messages = try #require(body["messages"] as? [[String: String]])
-            return messages.dropFirst().map { "\($0["role"]!): \($0["content"]!)" }
+            return try #require(body["messages"] as? [[String: String]])
         }
+        #expect(conversations.allSatisfy { $0.first == ["role": "system", "content": "Put English into Spanish."] }, "\(conversations)")
+        let turns = conversations.map { $0.dropFirst().map { "\($0["role"]!): \($0["content"]!)" } }
         #expect(turns.count == 4, "the last 'She was kind.' follows another sentence: asked again, not taken from the cache")
         #expect(turns.first == ["user: I saw the doctor."])
         #expect(turns.last == ["user: She was kind.", "assistant: Fue amable.", "user: I saw the nurse.", "assistant: Fue amable.",
