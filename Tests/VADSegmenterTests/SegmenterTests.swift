@@ -91,6 +91,29 @@ import Testing
     /// A voiced sound the detector only half believes (0.5-0.7 for as long
     /// as it lasts) opens nothing; speech of which half of min-speech-ms is
     /// confident does, from its first probable frame.
+    /// How much audio is kept before a segment decides nothing about where
+    /// its speech starts: alsa-utils' "Front, Center" (a word the detector
+    /// half believes, a pause, one it is sure of) once made a segment from
+    /// "Front" with 300 ms of padding and from "Center" with none.
+    @Test func thePrefixPaddingDecidesNoOnset() {
+        // Two words at 0.6 with pauses under silence-duration-ms, then one at 0.9.
+        let probabilities = [Float](repeating: 0.1, count: 100) + [Float](repeating: 0.6, count: 8)
+            + [Float](repeating: 0.1, count: 40) + [Float](repeating: 0.6, count: 8) + [Float](repeating: 0.1, count: 30)
+            + [Float](repeating: 0.9, count: 40) + [Float](repeating: 0.1, count: 100)
+        var speechStarts: [Int: UInt64] = [:]
+        for padding in [0, 300, 1000] {
+            var padded = configuration
+            padded.prefixPaddingMs = padding
+            var segmenter = Segmenter(padded)
+            let found = ends(run(&segmenter, probabilities))
+            #expect(found.count == 1, "prefix-padding-ms \(padding)")
+            speechStarts[padding] = found.first.map { $0.start + UInt64(padding) * 1_000_000 }
+        }
+        // Counted over the last 710 ms (min-speech-ms + silence-duration-ms):
+        // the second word at 1.48 s is in them when the third confirms it, the first is not.
+        #expect(Set(speechStarts.values) == [1_480_000_000], "\(speechStarts)")
+    }
+
     @Test func onlySpeechHeardWithConfidenceOpensASegment() {
         var segmenter = Segmenter(configuration)
         let bark = Array(repeating: Float(0.1), count: 50) + Array(repeating: 0.65, count: 150) + Array(repeating: 0.1, count: 100)

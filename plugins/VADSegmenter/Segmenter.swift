@@ -238,19 +238,41 @@ public struct Segmenter {
             candidateSilence = 0
         }
         let minimum = frames(configuration.minSpeechMs)
+        let window = minimum + frames(configuration.silenceDurationMs) + 1
+        if let start = candidateStart, recent.count - start > window { slideCandidate(within: window) }
         if let start = candidateStart, candidateSpeechFrames >= max(1, minimum),
            candidateConfidentFrames >= max(1, minimum / 2) {
             return actions + confirm(candidateAt: start)
         }
-        // Keep only what a future segment could still need.
-        let keep = frames(configuration.prefixPaddingMs) + frames(configuration.minSpeechMs)
-            + frames(configuration.silenceDurationMs) + 1
+        // Keep only what a future segment could still need: the candidate and
+        // the prefix padding before it.
+        let keep = frames(configuration.prefixPaddingMs) + window
         if recent.count > keep {
             let drop = recent.count - keep
             recent.removeFirst(drop)
-            if let start = candidateStart { candidateStart = start >= drop ? start - drop : nil }
+            if let start = candidateStart { candidateStart = start - drop }
         }
         return actions
+    }
+
+    /// The speech that opens a segment is counted over the last `window`
+    /// frames (min-speech-ms + silence-duration-ms): a candidate older than
+    /// that starts again at its first speech frame inside them, with what
+    /// they hold. Not dropped whole: a short word, a pause and a second word
+    /// must not lose the first when the window passes its start (alsa-utils'
+    /// "Front, Center" made one segment or none by the prefix padding, which
+    /// decided how long the window was). Not kept whole either: a long run
+    /// of sounds the detector half believes must not open a segment seconds
+    /// before the speech that confirms it.
+    private mutating func slideCandidate(within window: Int) {
+        let threshold = configuration.threshold, onset = configuration.onsetThreshold
+        guard let first = recent[(recent.count - window)...].firstIndex(where: { $0.probability >= threshold }) else {
+            candidateStart = nil
+            return
+        }
+        candidateStart = first
+        candidateSpeechFrames = recent[first...].count { $0.probability >= threshold }
+        candidateConfidentFrames = recent[first...].count { $0.probability >= threshold && $0.probability >= onset }
     }
 
     /// Enough speech: open a segment that starts prefix-padding-ms before it.
