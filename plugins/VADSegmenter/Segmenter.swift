@@ -72,7 +72,8 @@ public enum SegmenterAction: Sendable {
 /// In vad mode a segment opens on speech that is both long enough and
 /// heard with confidence: min-speech-ms of frames at or over `threshold`
 /// (a pause shorter than silence-duration-ms between them does not start
-/// the count again), at least half of them at or over `onsetThreshold`.
+/// the count again; the count is over the last min-speech-ms +
+/// silence-duration-ms), at least half of them at or over `onsetThreshold`.
 /// Speech probable but never confident (a dog's bark or a penguin's call,
 /// which the detector puts at 0.6-0.7) opens nothing; once open, `threshold`
 /// alone keeps the segment going and ends it, and the segment starts at

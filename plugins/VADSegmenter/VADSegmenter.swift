@@ -91,7 +91,7 @@ public final class VADSegmenterElement: Filter {
                      .int(default: DEFAULT_PREFIX_PADDING_MS, range: 0...5000)),
         PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's \(lookaheadMs) ms lookahead counts towards it; frames under threshold + \(Segmenter.doubtBand), which it doubts, count in part)",
                      .int(default: DEFAULT_SILENCE_DURATION_MS, range: 10...10_000), flags: [.readWrite, .mutablePlaying]),
-        PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms",
+        PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms (counted over the last min-speech-ms + silence-duration-ms; pauses shorter than silence-duration-ms inside it do not start the count again)",
                      .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
         PropertySpec("max-segment-ms", nick: "Maximum segment", blurb: "Longer segments are cut at the quietest frame of their last 500 ms, in ms",
                      .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
