@@ -101,15 +101,8 @@ public struct SpeechFeatures {
         self.bandBins = bandBins
         layout = Layout(size: size, magnitudes: bandBins[2 * Self.bandCount - 1], rate: rate)
         memory = FrameMemory(count: layout.total)
-        var windowEnergy: Float = 0
-        for index in 0..<size {
-            let weight = 0.5 - 0.5 * cos(2 * Float.pi * Float(index) / Float(size))
-            memory.base[layout.window + index] = weight
-            windowEnergy += weight * weight
-        }
-        // A band's expected power for white noise of that level: the variance times the window's energy.
-        let startingFloor = pow(10, NoiseFloor.startingLevelDB / 10) * windowEnergy
-        noise = NoiseFloor(bands: Self.allBands, memory: memory.base + layout.noise, startingFloor: startingFloor)
+        for index in 0..<size { memory.base[layout.window + index] = 0.5 - 0.5 * cos(2 * Float.pi * Float(index) / Float(size)) }
+        noise = NoiseFloor(bands: Self.allBands, memory: memory.base + layout.noise)
         periodicity = Periodicity(rate: rate, memory: memory.base + layout.periodicity)
     }
 
@@ -306,22 +299,6 @@ final class FrameMemory {
 /// 150 ms. 50 dB was chosen on the training streams (40 dB cost F1 in the
 /// quiet conditions there); a quiet recording keeps its weak frames, as the
 /// limit moves with its own level.
-///
-/// A stream is taken to have been preceded by 250 ms of quiet room noise
-/// (`startingLevelDB`): its first stored minimum is that level, which
-/// leaves the ring after 1.5 s as any minimum does. Without it a file that
-/// opens on a word has nothing but the word to learn its floor from, finds
-/// the word at 0 dB over itself, and goes unheard: Asterisk's "hours",
-/// trimmed to its first sound, made no segment (with 0.5 s of noise before
-/// it, 0.99 a frame). A stream that opens on louder noise keeps a floor
-/// under that noise for up to 1.5 s; the detector tells stationary noise by
-/// more than its level, and none of white, pink or brown noise at -70 to
-/// -20 dBFS, nor alsa-utils' Noise.wav, made a segment. Over 139 Tux Paint
-/// sounds trimmed to their first sound, 18 made a segment (21 without);
-/// over 49 Asterisk prompts trimmed so, none was missed (one without), and
-/// the same 40 and 50 dB quieter lost none. -70 dBFS was chosen there, on
-/// none of vadbench: -60 missed 6 of those quieter prompts. vadbench and
-/// the held-out set open on their own noise, and their figures did not move.
 struct NoiseFloor {
     private let bands: Int
     private var frames = 0
@@ -338,23 +315,17 @@ struct NoiseFloor {
     /// A band's power (of samples scaled to ±1) under which a frame is
     /// digital silence: one LSB of 16-bit noise gives about 1e-7.
     static let digitalSilence: Float = 1e-9
-    /// The level of the quiet the floor assumes came before a stream (RMS of white noise, dBFS).
-    static let startingLevelDB: Float = -70
 
     static func floatCount(bands: Int) -> Int { (4 + subWindows) * bands }
 
-    /// `startingFloor`: a band's power of `startingLevelDB` noise, stored as the first sub-window's minimum.
-    init(bands: Int, memory: UnsafeMutablePointer<Float>, startingFloor: Float) {
+    init(bands: Int, memory: UnsafeMutablePointer<Float>) {
         self.bands = bands
         for index in 0..<bands {
             memory[index] = 1e-11
             memory[bands + index] = 1e-11
             memory[2 * bands + index] = .greatestFiniteMagnitude
-            memory[3 * bands + index] = startingFloor
-            memory[4 * bands + index] = startingFloor
+            memory[3 * bands + index] = .greatestFiniteMagnitude
         }
-        storedMinima = 1
-        newestMinimum = 0
     }
 
     mutating func track(_ energies: UnsafeMutablePointer<Float>, memory: UnsafeMutablePointer<Float>) {
