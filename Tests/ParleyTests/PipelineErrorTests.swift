@@ -17,16 +17,22 @@ import Testing
         return file
     }
 
+    /// How a pipeline that must fail failed (nil, recorded, if it played to the end).
+    func failure(of description: String) async throws -> PipelineError? {
+        do {
+            try await Pipeline(launch: description).run()
+            Issue.record("played to the end: \(description)")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test func aWAVWhoseHeaderDoesNotParseIsUnreadableData() async throws {
         let file = try corruptWAV()
-        let pipeline = try Pipeline(launch: "filesrc location=\(Pipeline.quoted(file.path)) ! decodebin ! fakesink")
-        do {
-            try await pipeline.run()
-            Issue.record("a corrupt WAV played to the end")
-        } catch {
-            guard case .unreadableData(_, let message, _) = error else { Issue.record("\(error)"); return }
-            #expect(message.hasSuffix("(reading \"\(file.path)\")"), "\(message)")
-        }
+        let error = try await failure(of: "filesrc location=\(Pipeline.quoted(file.path)) ! decodebin ! fakesink")
+        guard case .unreadableData(_, let message, _) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(message.hasSuffix("(reading \"\(file.path)\")"), "\(message)")
     }
 
     /// What decodebin posts when the demuxer's own error came while it was
@@ -34,22 +40,12 @@ import Testing
     /// busy machine only, so a test source posts decodebin's exact error.
     @Test func decodebinsEveryStreamEndedWithoutDataIsUnreadableDataSaidPlainly() async throws {
         let details = "../gst/playback/gstdecodebin2.c(4720): gst_decode_bin_expose (): /GstPipeline:pipeline1/GstDecodeBin:decodebin1:\nall streams without buffers"
-        let pipeline = try Pipeline(launch: "parleytestsrc name=decoder fail-debug=\(Pipeline.quoted(details)) ! fakesink")
-        do {
-            try await pipeline.run()
-            Issue.record("the source's error was not seen")
-        } catch {
-            guard case .unreadableData("decoder", let message, _) = error else { Issue.record("\(error)"); return }
-            #expect(message == "nothing could be decoded: every stream ended before any data")
-        }
+        let error = try await failure(of: "parleytestsrc name=decoder fail-debug=\(Pipeline.quoted(details)) ! fakesink")
+        #expect(error.map { if case .unreadableData("decoder", "nothing could be decoded: every stream ended before any data", _) = $0 { true } else { false } } == true,
+                "\(String(describing: error))")
         // Another stream error of the same code is no judgement of the data.
-        let other = try Pipeline(launch: "parleytestsrc name=decoder fail-debug=\"internal data stream error\" ! fakesink")
-        do {
-            try await other.run()
-            Issue.record("the source's error was not seen")
-        } catch {
-            guard case .elementError("decoder", let message, _) = error else { Issue.record("\(error)"); return }
-            #expect(message == "GStreamer encountered a general stream error.")
-        }
+        let other = try await failure(of: "parleytestsrc name=decoder fail-debug=\"internal data stream error\" ! fakesink")
+        #expect(other.map { if case .elementError("decoder", "GStreamer encountered a general stream error.", _) = $0 { true } else { false } } == true,
+                "\(String(describing: other))")
     }
 }
