@@ -22,12 +22,18 @@ import Testing
         var transcripts: [String] = [], translations: [String] = [], problems: [String] = []
         let started = pipeline.setState(.playing)
         let bus = pipeline.bus!
-        let deadline = Date().addingTimeInterval(90)
+        // A bound on a stuck pipeline, not a speed check: alone the three plays
+        // take 9 s here, under the whole suite on two cores one play took over 90 s.
+        let deadline = Date().addingTimeInterval(300)
+        var ended = false
         loop: while Date() < deadline {
             guard let message = bus.pop(timeout: 100_000_000) else { continue }
             switch message.view {
-            case .eos: break loop
-            case .error(let text, let debug): problems.append("error \(message.sourceName): \(text) \(debug ?? "")"); break loop
+            case .eos: ended = true; break loop
+            case .error(let text, let debug):
+                problems.append("error \(message.sourceName): \(text) \(debug ?? "")")
+                ended = true
+                break loop
             case .warning(let text, let debug): problems.append("warning \(message.sourceName): \(text) \(debug ?? "")")
             case .element(let structure):
                 if structure.name == "parley/transcript", structure["status"]?.string == "final" { transcripts.append(structure["text"]?.string ?? "") }
@@ -35,6 +41,7 @@ import Testing
             default: break
             }
         }
+        if !ended { problems.append("no EOS or error within 300 s") }
         return Played(started: started, transcripts: transcripts, translations: translations, problems: problems)
     }
 
