@@ -95,11 +95,9 @@ public final class Message: @unchecked Sendable {
     /// "of a different type" or, as often as the threads run so on a busy
     /// machine, only this. Nothing was decoded from what the source read.
     public var endedWithoutData: Bool {
-        guard pointer.pointee.type == GST_MESSAGE_ERROR, let error = parsedError,
-              error.domain == gst_stream_error_quark(), error.code == Int32(GST_STREAM_ERROR_FAILED.rawValue) else { return false }
-        var debug: UnsafeMutablePointer<gchar>?
-        gst_message_parse_error(pointer, nil, &debug)
-        return takeGString(debug)?.contains("all streams without buffers") ?? false
+        guard let error = parsedError, error.domain == gst_stream_error_quark(),
+              error.code == Int32(GST_STREAM_ERROR_FAILED.rawValue), case .error(_, let debug) = view else { return false }
+        return debug?.contains("all streams without buffers") ?? false
     }
 
     /// The GError's domain and code of an error, warning or info message.
