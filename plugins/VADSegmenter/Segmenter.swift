@@ -272,8 +272,12 @@ public struct Segmenter {
             return
         }
         candidateStart = first
-        candidateSpeechFrames = recent[first...].count { $0.probability >= threshold }
-        candidateConfidentFrames = recent[first...].count { $0.probability >= threshold && $0.probability >= onset }
+        candidateSpeechFrames = 0
+        candidateConfidentFrames = 0
+        for frame in recent[first...] where frame.probability >= threshold {
+            candidateSpeechFrames += 1
+            if frame.probability >= onset { candidateConfidentFrames += 1 }
+        }
     }
 
     /// Enough speech: open a segment that starts prefix-padding-ms before it.
