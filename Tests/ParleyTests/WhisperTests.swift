@@ -14,17 +14,28 @@ import WhisperEngine
 
     /// Transcripts of `recording` through vadsegmenter and `stt`.
     func transcripts(of recording: String, _ stt: String) async throws -> [TextResult] {
+        try await transcriptsAndWarnings(of: recording, stt).transcripts
+    }
+
+    /// The same, with the pipeline's warnings: a failed segment's reason is there.
+    func transcriptsAndWarnings(of recording: String, _ stt: String) async throws -> (transcripts: [TextResult], warnings: [String]) {
         let pipeline = try Pipeline(launch: "filesrc location=\(recording) ! wavparse ! vadsegmenter ! \(stt) ! fakesink")
-        var results: [TextResult] = []
-        try await pipeline.run { if case .transcript(let result) = $0 { results.append(result) } }
-        return results
+        var results: [TextResult] = [], warnings: [String] = []
+        try await pipeline.run { event in
+            switch event {
+            case .transcript(let result): results.append(result)
+            case .warning(let source, let message, let debug): warnings.append("\(source): \(message) \(debug ?? "")")
+            default: break
+            }
+        }
+        return (results, warnings)
     }
 
     func wordErrorRate(_ clips: [SpeechFixtures.Transcribed], named name: String, server: ServeProcess) async throws
         -> (WordErrorRate.Score, String) {
         let recording = try SpeechFixtures.recording(of: clips.map(\.path), named: name, in: scratch)
-        let results = try await transcripts(of: recording.path, "cloudstt provider=compatible base-url=\(server.url)/v1")
-        #expect(results.allSatisfy { $0.status == .final }, "\(results)")
+        let (results, warnings) = try await transcriptsAndWarnings(of: recording.path, "cloudstt provider=compatible base-url=\(server.url)/v1")
+        #expect(results.allSatisfy { $0.status == .final }, "\(results); warnings: \(warnings)")
         let heard = results.map(\.text).joined(separator: " ")
         return (WordErrorRate.score(reference: clips.map(\.text).joined(separator: " "), hypothesis: heard), heard)
     }
