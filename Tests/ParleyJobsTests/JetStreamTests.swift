@@ -68,6 +68,35 @@ struct JetStreamTests {
         }
     }
 
+    /// The C client's message points at its subscription, and the
+    /// subscription at its connection, without holding them: a delivery
+    /// settled after the worker let go of its subscription and connection
+    /// (a heartbeat that fires late) once read freed memory. Now a delivery
+    /// keeps both, and the acknowledgement reaches the server.
+    @Test func aDeliveryOutlivingItsSubscriptionAndConnectionIsStillSettled() async throws {
+        try await OffPool.run { () throws in
+            let server = try NATSServer(storage: TestSupport.temporaryFolder())
+            let address = try ServerAddress(server.url)
+            func subscribe(_ board: JobBoard) throws -> WorkQueueSubscription {
+                try board.jetStream.workQueue(stream: JobBoard.jobsStream, subject: JobBoard.jobsSubject,
+                                              durable: "late", ackWait: .seconds(1), maxDeliver: 5)
+            }
+            func delivered() throws -> Delivery? {
+                let board = JobBoard(try JetStream(address, name: "first"))
+                try board.prepare()
+                try board.jetStream.publish(JobBoard.jobsSubject, Array("one".utf8), messageID: "one")
+                return try subscribe(board).next(timeout: .seconds(2))
+            }
+            // Every other handle on the first connection is gone when this returns.
+            let delivery = try #require(try delivered())
+            try delivery.acknowledge()
+            // Acknowledged: it does not come back after the ack wait.
+            let other = JobBoard(try JetStream(address, name: "second"))
+            #expect(try subscribe(other).next(timeout: .milliseconds(2500)) == nil)
+            _ = server
+        }
+    }
+
     /// A runner that only counts: the job below must never reach it.
     final class CountingRunner: JobRunner, @unchecked Sendable {
         private let lock = NSLock()

@@ -68,9 +68,20 @@ public final class JetStream: @unchecked Sendable {
         self.context = context
     }
 
+    /// The work-queue subscriptions made on this connection, destroyed
+    /// with it. Guarded by `lock`.
+    private var subscriptions: [OpaquePointer] = []
+    private let lock = NSLock()
+
     deinit {
-        jsCtx_Destroy(context)
+        // Closed first: closing stops the client's reading thread, which
+        // could otherwise be handing a message to a subscription being
+        // destroyed (nats.c 3.4 does not hold the subscription then).
+        // Destroying only releases the client's side: unsubscribing would
+        // delete a durable consumer a subscription created.
         natsConnection_Close(connection)
+        for subscription in subscriptions { natsSubscription_Destroy(subscription) }
+        jsCtx_Destroy(context)
         natsConnection_Destroy(connection)
     }
 
@@ -214,7 +225,9 @@ public final class JetStream: @unchecked Sendable {
     /// A pull subscription on a durable consumer shared by every worker: each
     /// message goes to one of them, and comes back after `ackWait` unless it
     /// is acknowledged (or its worker says it is still at it), at most
-    /// `maxDeliver` times.
+    /// `maxDeliver` times. The subscription keeps this connection, and its
+    /// C side lasts as long as the connection: a worker subscribes once per
+    /// slot, so they do not pile up.
     public func workQueue(stream: String, subject: String, durable: String, ackWait: Duration,
                           maxDeliver: Int) throws(JetStreamError) -> WorkQueueSubscription {
         var options = jsSubOptions()
@@ -235,7 +248,8 @@ public final class JetStream: @unchecked Sendable {
         guard status == NATS_OK, let subscription else {
             throw JetStreamError("subscribing to \(subject) as \(durable)", status, code)
         }
-        return WorkQueueSubscription(subscription, subject: subject)
+        lock.withLock { subscriptions.append(subscription) }
+        return WorkQueueSubscription(subscription, subject: subject, on: self)
     }
 
     /// The durable consumer's redelivery settings as the server holds them

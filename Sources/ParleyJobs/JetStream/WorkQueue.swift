@@ -2,19 +2,22 @@ import CNats
 import Foundation
 
 /// One worker slot's pull subscription on the shared durable consumer.
+///
+/// It keeps its connection (``JetStream``), and each ``Delivery`` keeps its
+/// subscription: the C client's message points at its subscription and the
+/// subscription at its connection without holding them, so a delivery
+/// settled after the rest were let go (a heartbeat firing late) read freed
+/// memory. The C subscription itself is destroyed with its connection,
+/// after the connection is closed (see ``JetStream``).
 public final class WorkQueueSubscription: @unchecked Sendable {
     private let subscription: OpaquePointer
     private let subject: String
+    private let connection: JetStream
 
-    init(_ subscription: OpaquePointer, subject: String) {
+    init(_ subscription: OpaquePointer, subject: String, on connection: JetStream) {
         self.subscription = subscription
         self.subject = subject
-    }
-
-    deinit {
-        // Unsubscribing would delete a durable consumer created by this
-        // subscription; destroying only releases the client's side.
-        natsSubscription_Destroy(subscription)
+        self.connection = connection
     }
 
     /// The next message, or nil when none came within `timeout`.
@@ -27,7 +30,7 @@ public final class WorkQueueSubscription: @unchecked Sendable {
         guard list.Count > 0, let messages = list.Msgs, let message = messages[0] else { return nil }
         // The list gives up this message: the delivery owns it from here.
         messages[0] = nil
-        return Delivery(message)
+        return Delivery(message, from: self)
     }
 }
 
@@ -38,6 +41,8 @@ public final class Delivery: @unchecked Sendable {
     /// The C message until it is settled; guarded by `lock`.
     private var message: OpaquePointer?
     private let lock = NSLock()
+    /// Held for the message, which settles through it.
+    private let subscription: WorkQueueSubscription
     public let data: [UInt8]
     public let subject: String
     /// How many times the server has delivered it, this time included (1 = first).
@@ -45,7 +50,8 @@ public final class Delivery: @unchecked Sendable {
     /// The message's sequence in the work-queue stream.
     public let streamSequence: UInt64
 
-    init(_ message: OpaquePointer) {
+    init(_ message: OpaquePointer, from subscription: WorkQueueSubscription) {
+        self.subscription = subscription
         subject = String(cString: natsMsg_GetSubject(message))
         let count = Int(natsMsg_GetDataLength(message))
         data = count == 0 ? [] : Array(UnsafeRawBufferPointer(start: natsMsg_GetData(message), count: count))
