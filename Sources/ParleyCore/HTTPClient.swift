@@ -12,7 +12,12 @@ public struct HTTPRequest: Sendable {
     public var connectTimeout: Duration = .seconds(10)
     /// The whole exchange may take this long.
     public var timeout: Duration = .seconds(30)
-    /// Abort when fewer than 1 byte per second flows for this long.
+    /// Once the answer has started, abort when no byte of it arrives for
+    /// this long (a stream that stopped midway). Before its first byte the
+    /// server is thinking, for as long as `timeout` allows: a transcription
+    /// or a translation sends nothing until it is done. (This once applied
+    /// from the start, and cut a 30 s `timeout` to 15 s of thinking: a
+    /// first Whisper request on a busy machine failed every attempt.)
     public var stallTimeout: Duration = .seconds(15)
     /// A provider is untrusted: a response body over this many bytes is
     /// cut off and the request fails (`ProviderError.decoding`).
@@ -84,6 +89,8 @@ private final class Transfer: @unchecked Sendable {
     var received = Data()
     var headers: [String: String] = [:]
     var tooLarge = false
+    /// When the last byte of the answer (status line, header or body) arrived; nil before the first.
+    var lastByte: ContinuousClock.Instant?
     let cancelled = Atomic<Bool>(false)
 
     init(request: HTTPRequest, onChunk: (@Sendable (Data) -> Void)?) {
@@ -163,6 +170,8 @@ private final class Engine: @unchecked Sendable {
                       let transfer = active.values.first(where: { $0.easy == easy }) else { continue }
                 complete(transfer, code: message.pointee.data.result)
             }
+            abortStalled()
+            // At most a second between checks: a stall is found within a second of its time.
             curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }
@@ -186,8 +195,6 @@ private final class Engine: @unchecked Sendable {
         parley_curl_set_long(easy, CURLOPT_NOSIGNAL, 1)
         parley_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout))
         parley_curl_set_long(easy, CURLOPT_TIMEOUT_MS, milliseconds(request.timeout))
-        parley_curl_set_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        parley_curl_set_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, milliseconds(request.stallTimeout) / 1000))
         parley_curl_set_string(easy, CURLOPT_ACCEPT_ENCODING, "")
         if request.method != "GET" { parley_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, request.method) }
         if let body = request.body {
@@ -212,6 +219,7 @@ private final class Engine: @unchecked Sendable {
                 return 0  // libcurl ends the transfer with CURLE_WRITE_ERROR
             }
             transfer.received.append(chunk)
+            transfer.lastByte = .now
             // Only a successful answer streams: an error body (a 503 before a
             // retry) is no part of the stream the caller is parsing.
             if let onChunk = transfer.onChunk, let easy = transfer.easy,
@@ -224,6 +232,7 @@ private final class Engine: @unchecked Sendable {
         parley_curl_set_callback(easy, CURLOPT_HEADERFUNCTION, { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+            transfer.lastByte = .now
             if line.hasPrefix("HTTP/") { transfer.headers.removeAll() }  // a new response (redirect, 100)
             if let colon = line.firstIndex(of: ":") {
                 let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
@@ -256,6 +265,18 @@ private final class Engine: @unchecked Sendable {
             result = .failure(.network("\(reason) (\(Self.host(transfer.request.url)))"))
         }
         remove(transfer, with: result)
+    }
+
+    /// Ends the answers that started and then stopped for their `stallTimeout`
+    /// (libcurl's low-speed limit would count the server's thinking too).
+    private func abortStalled() {
+        let now = ContinuousClock.now
+        for transfer in active.values {
+            guard let last = transfer.lastByte, now - last > transfer.request.stallTimeout else { continue }
+            let seconds = Double(milliseconds(transfer.request.stallTimeout)) / 1000
+            remove(transfer, with: .failure(.timeout(
+                "the answer from \(Self.host(transfer.request.url)) stopped midway: nothing for \(String(format: "%g", seconds)) s")))
+        }
     }
 
     private func remove(_ transfer: Transfer, with result: Result<HTTPResponse, ProviderError>) {

@@ -57,6 +57,39 @@ import Testing
         }
     }
 
+    /// A server thinking before it answers (a transcription sends nothing
+    /// until it is done) is bounded by `timeout` alone, not by the stall
+    /// limit: that one once applied from the start and cut a 30 s timeout
+    /// to 15 s of thinking.
+    @Test func aServerThinkingLongerThanTheStallLimitIsWaitedForUpToTheTimeout() async throws {
+        let server = try ScriptedHTTPServer([.respond(status: 200, body: "thought it over", delayMs: 2500)])
+        defer { server.stop() }
+        var request = HTTPRequest(url: server.url)
+        request.timeout = .seconds(20)
+        request.stallTimeout = .seconds(1)
+        let response = try await client.send(request)
+        #expect(response.status == 200 && String(decoding: response.body, as: UTF8.self) == "thought it over")
+    }
+
+    /// An answer that starts and then stops is ended after the stall limit,
+    /// long before the timeout, and says so.
+    @Test func anAnswerThatStopsMidwayFailsAfterTheStallLimit() async throws {
+        let server = try ScriptedHTTPServer([.stream(pieces: [("data: one\n\n", 0), ("data: two\n\n", 15_000)])])
+        defer { server.stop() }
+        var request = HTTPRequest(url: server.url)
+        request.timeout = .seconds(60)
+        request.stallTimeout = .seconds(1)
+        do {
+            // Without the stall limit the second piece would complete it at 15 s, inside the timeout.
+            _ = try await client.send(request)
+            Issue.record("a stream that stopped midway must fail")
+        } catch {
+            guard case .timeout(let reason) = error else { Issue.record("expected a timeout, got \(error)"); return }
+            #expect(reason.contains("stopped midway"), "\(reason)")
+            #expect(error.isRetryable)
+        }
+    }
+
     @Test func aResetIsANetworkError() async throws {
         let server = try ScriptedHTTPServer([.reset])
         defer { server.stop() }

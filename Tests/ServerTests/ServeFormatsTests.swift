@@ -1,4 +1,5 @@
 import Foundation
+import Parley
 import ParleyCore
 import ParleyTestSupport
 import Testing
@@ -29,9 +30,29 @@ import Testing
                                   headers: [("Content-Type", form.contentType)], body: form.data)
         // The suite runs beside builds and other servers on two cores.
         request.timeout = .seconds(120)
-        request.stallTimeout = .seconds(120)
         let response = try await HTTPClient().send(request)
         return (response.status, (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
+    }
+
+    /// A server that thinks 25 s before answering (a first Whisper request on
+    /// a busy machine did) is waited for as `timeout-ms` says: cloudstt once
+    /// gave up on every attempt after about 20 s without a byte, whatever
+    /// `timeout-ms` said (libcurl's low-speed limit counted the thinking).
+    @Test func aProviderThinkingLongerThanTheStallLimitIsWaitedForUpToTimeoutMs() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx", "--delay-ms", "25000"])
+        defer { server.stop() }
+        let pipeline = try Pipeline(launch: "filesrc location=\(SpeechFixtures.clips[0]) ! wavparse ! vadsegmenter ! "
+                                    + "cloudstt provider=compatible base-url=\(server.url)/v1 timeout-ms=120000 max-retries=0 ! fakesink")
+        var results: [TextResult] = [], warnings: [String] = []
+        try await pipeline.run { event in
+            switch event {
+            case .transcript(let result): results.append(result)
+            case .warning(_, let message, _): warnings.append(message)
+            default: break
+            }
+        }
+        #expect(results.count == 1)
+        #expect(results.allSatisfy { $0.status == .final && !$0.text.isEmpty }, "\(results); \(warnings)")
     }
 
     @Test func compressedUploadsAreTranscribedLikeTheWAV() async throws {
