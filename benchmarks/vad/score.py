@@ -213,13 +213,13 @@ def main():
     regions = read_column(os.path.join(args.vadbench, "testset", "regions_10ms.txt"))
 
     utterances = read_utterances(os.path.join(args.vadbench, "testset", "utterances.tsv"))
-    rows, timing, audible = {}, {}, {}
+    rows, timing, audible, ideal = {}, {}, {}, []
     element = ([], [], [])
     for k, condition in enumerate(args.conditions):
         own = element_segments(os.path.join(args.audio, condition + ".segments"))
-        onsets, ends = delays(own, utterances)
+        onsets, ends_own = delays(own, utterances)
         element[0].extend(onsets)
-        element[1].extend(ends)
+        element[1].extend(ends_own)
         element[2].append(splits(own, utterances))
         samples = read_wav(os.path.join(args.audio, condition + ".wav"))
         seconds = len(samples) / 16000
@@ -231,6 +231,9 @@ def main():
         candidates = {"Parley (vadsegmenter)": (parley, FRAME, parley_cpu)}
         # Utterances ending where their sound does (the clean condition only: noise masks the tail).
         heard = [(on, end) for (on, _), end in zip(utterances, audible_ends(samples, utterances))] if condition == "clean" else None
+        if heard:
+            # What an exact detector would read from the labels: closing the silence setting after each sound's end.
+            ideal = [(end + DEFAULT_SILENCE_MS / 1000 - off) * 1000 for (_, end), (_, off) in zip(heard, utterances)]
         if not args.parley_only:
             for mode in (0, 2, 3):
                 candidates[f"WebRTC mode {mode}, 30 ms"] = webrtc(samples, mode)
@@ -249,13 +252,15 @@ def main():
                 audible[name] = (ends, delays(segments, heard)[1])
             if k == 0 and name.startswith("Parley"):
                 check_against_contract(args.vadbench, labels, hypothesis, (p, r, f1))
+        if heard:
+            audible["Parley, vadsegmenter's segments"] = (ends_own, delays(own, heard)[1])
 
     settings = silence_settings(args.bench, args.audio, args.conditions, labels, utterances, element, lookahead_s) if args.bench else None
     counts = None
     if args.instructions:
         with open(args.instructions) as f:
             counts = dict(line.rsplit("\t", 1) for line in f.read().splitlines() if "\t" in line)
-    write_table(rows, args.conditions, args.output, timing, element, lookahead_s, counts, audible,
+    write_table(rows, args.conditions, args.output, timing, element, lookahead_s, counts, audible, ideal,
                 utterance_count=len(utterances) * len(args.conditions))
     if settings:
         write_settings(settings, args.conditions, len(utterances), lookahead_s, args.settings_output)
@@ -334,7 +339,8 @@ def check_against_contract(vadbench, labels, hypothesis, ours):
     print(f"scoring matches scripts/common.py: P/R/F1 {np.round(theirs, 4)}", file=sys.stderr)
 
 
-def write_table(rows, conditions, path, timing, element, lookahead_s, counts=None, audible=None, utterance_count=0):
+def write_table(rows, conditions, path, timing, element, lookahead_s, counts=None, audible=None, ideal=None,
+                utterance_count=0):
     lines = [
         "# VAD benchmark",
         "",
@@ -384,6 +390,8 @@ def write_table(rows, conditions, path, timing, element, lookahead_s, counts=Non
             "from its label (`audible_ends` in score.py): vadbench's labels stop where the",
             "energy falls under its rule, and the 80 ms of clip after that are often word",
             "endings and breath 10-20 dB over the floor, which a detector hears as speech.",
+            f"A detector that closed exactly {DEFAULT_SILENCE_MS} ms after each sound's end would read",
+            f"{np.median(ideal):.0f} ms at the median and {np.percentile(ideal, 95):.0f} at p95 from the labels.",
             "",
             "| VAD | end of speech median, from the label | p95 | from the sound's end, median | p95 |",
             "|---|---|---|---|---|",
