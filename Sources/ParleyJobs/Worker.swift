@@ -434,13 +434,19 @@ struct JobFailure: Error {
     }
 }
 
-/// Calls `beat` every `interval` on a background queue until stopped.
+/// Calls `beat` every `interval` on a queue of its own until stopped.
+///
+/// Not on `.global()`: that pool is Swift concurrency's too, as wide as the
+/// machine has cores, and a job's pipeline keeps it busy; a beat waiting
+/// there for a thread came later than the ack wait on a loaded machine and
+/// the job was delivered a second time. A queue of its own is given a
+/// thread when the pool has none free.
 final class Heartbeat {
     private let timer: DispatchSourceTimer
 
     init(every interval: Duration, beat: @escaping @Sendable () -> Void) {
         let seconds = max(Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18, 0.1)
-        timer = DispatchSource.makeTimerSource(queue: .global())
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "parley.worker.heartbeat"))
         timer.schedule(deadline: .now() + seconds, repeating: seconds)
         timer.setEventHandler(handler: beat)
         timer.resume()
