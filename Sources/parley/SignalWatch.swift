@@ -16,9 +16,12 @@ final class SignalWatch: @unchecked Sendable {
     var received: Int { lock.withLock { count } }
 
     init(_ handler: @escaping @Sendable (_ name: String, _ count: Int) -> Void) {
+        // A queue of its own, as said above: on `.global()`, Swift concurrency's
+        // pool, a Ctrl-C would wait for a thread while the pipeline keeps it busy.
+        let queue = DispatchQueue(label: "parley.signals")
         sources = Self.signals.map { number in
             signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [lock] in
                 let count = lock.withLock { self.count += 1; return self.count }
                 handler(number == SIGTERM ? "SIGTERM" : "interrupt", count)

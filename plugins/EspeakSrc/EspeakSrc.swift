@@ -65,7 +65,10 @@ public final class EspeakSrcElement: Source {
         produced.store(0, ordering: .relaxed)
         stopRequested.set(false)
         let element = element
-        DispatchQueue.global().async { [stopRequested] in
+        // A thread of its own, not `.global()` (Swift concurrency's pool, as
+        // wide as the cores): synthesis runs for as long as the text and
+        // waits for espeak-ng's global lock while another element speaks.
+        let producer = Thread { [stopRequested] in
             do {
                 try EspeakEngine.shared.synthesize(current.text, parameters: current.speech.parameters) { samples, _ in
                     if !samples.isEmpty { queue.put(Chunk(samples: Array(samples))) }
@@ -76,6 +79,8 @@ public final class EspeakSrcElement: Source {
             }
             queue.close()
         }
+        producer.name = "espeaksrc"
+        producer.start()
     }
 
     public func stop() {
