@@ -231,9 +231,6 @@ def main():
         candidates = {"Parley (vadsegmenter)": (parley, FRAME, parley_cpu)}
         # Utterances ending where their sound does (the clean condition only: noise masks the tail).
         heard = [(on, end) for (on, _), end in zip(utterances, audible_ends(samples, utterances))] if condition == "clean" else None
-        if heard:
-            # What an exact detector would read from the labels: closing the silence setting after each sound's end.
-            ideal = [(end + DEFAULT_SILENCE_MS / 1000 - off) * 1000 for (_, end), (_, off) in zip(heard, utterances)]
         if not args.parley_only:
             for mode in (0, 2, 3):
                 candidates[f"WebRTC mode {mode}, 30 ms"] = webrtc(samples, mode)
@@ -254,6 +251,8 @@ def main():
                 check_against_contract(args.vadbench, labels, hypothesis, (p, r, f1))
         if heard:
             audible["Parley, vadsegmenter's segments"] = (ends_own, delays(own, heard)[1])
+            # What an exact detector would read from the labels: closing the silence setting after each sound's end.
+            ideal = [(end + DEFAULT_SILENCE_MS / 1000 - off) * 1000 for (_, end), (_, off) in zip(heard, utterances)]
 
     settings = silence_settings(args.bench, args.audio, args.conditions, labels, utterances, element, lookahead_s) if args.bench else None
     counts = None
