@@ -191,11 +191,12 @@ struct JetStreamTests {
             try board.jetStream.publish(JobBoard.jobsSubject, Array(encodedNegative.replacingOccurrences(of: #""size":3}"#, with: #""size":-1}"#).utf8),
                                         messageID: negative.id)
             try board.queue(job)
-            let runner = CountingRunner()
-            let results = try work(board, runner: runner, until: [huge.id, negative.id, job.id])
+            let runner = CountingRunner(), log = Lines()
+            let results = try work(board, runner: runner, until: [huge.id, negative.id, job.id], log: log)
             for claim in [huge.id, negative.id] {
                 #expect(results[claim]?.status == .failed)
-                #expect(results[claim]?.reasons.last?.contains("1 chunks cannot hold the") == true, "\(results[claim]?.reasons ?? [])")
+                #expect(results[claim]?.reasons.last?.contains("1 chunks cannot hold the") == true,
+                        "\(results[claim]?.reasons ?? []); the worker said: \(log.all)")
             }
             #expect(results[job.id]?.status == .done)
             #expect(runner.runs == 1)
