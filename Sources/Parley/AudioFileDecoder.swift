@@ -27,15 +27,28 @@ public enum AudioFileDecoder {
         return try decode(path: path, rate: rate, maxSeconds: maxSeconds, workingIn: folder)
     }
 
-    /// Decodes `data` (an upload), kept meanwhile in a private temporary folder.
+    /// Decodes `data` (an upload), kept meanwhile in a private temporary
+    /// folder. A failure's text never holds that folder's path: the caller
+    /// (`parley serve`) hands it to a client, who named the file itself and
+    /// has no business knowing where the server kept it.
     public static func decode(data: Data, rate: Int, maxSeconds: Double) throws(Failure) -> [Int16] {
         let folder = try privateFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("upload")
-        do { try data.write(to: input) } catch {
-            throw .unreadable("cannot keep the upload: \(error.localizedDescription)")
+        func unnamed(_ reason: String) -> Failure {
+            // GStreamer's errors name the file they read: `… (reading "/tmp/parley-decode-…/upload")`.
+            let shorter = reason.replacingOccurrences(of: " (reading \"\(input.path)\")", with: "")
+            return .unreadable(shorter.replacingOccurrences(of: folder.path, with: "the upload's folder"))
         }
-        return try decode(path: input.path, rate: rate, maxSeconds: maxSeconds, workingIn: folder)
+        do { try data.write(to: input) } catch {
+            throw unnamed("cannot keep the upload: \(error.localizedDescription)")
+        }
+        do {
+            return try decode(path: input.path, rate: rate, maxSeconds: maxSeconds, workingIn: folder)
+        } catch {
+            guard case .unreadable(let reason) = error else { throw error }
+            throw unnamed(reason)
+        }
     }
 
     /// A folder only this user can read (uploads may be private speech).
