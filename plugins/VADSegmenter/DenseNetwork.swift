@@ -123,6 +123,10 @@ final class DenseNetwork: @unchecked Sendable {
     /// run) SIMD operators are generic calls, ten times slower than this
     /// plain arithmetic. Each output's products are summed in input order
     /// either way, so the pairing changes no result.
+    ///
+    /// Skipping inputs that are exactly zero (the ReLU layers' and the
+    /// context's) was tried: 4% fewer instructions a frame, 5% more CPU
+    /// time, the branch costing more than the work it skips.
     private func apply(_ layer: Layer, to x: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, rectify: Bool) {
         let lanes = Self.lanes  // a local: at -Onone a static is an accessor call
         let blockWeights = layer.inputs * lanes

@@ -598,6 +598,13 @@ one core. A third member (seeds 1, 2, 3, 4, 7 or 10 beside 9 and 6, hold
 0.5) adds only 0.0004-0.0006 of training-stream F1 (0.9654-0.9656, false
 alarms 0.57-0.60%, end of speech 550 / 700-710) for another 18,000
 instructions a frame: not taken.
+Seed 9 alone again, on the shipped recipe of 2026-11-27 (recurrent heads,
+lookahead 4, confident onsets, the doubt band; one benchmarks/vad/run):
+0.963 / 0.964 0.964 0.961 0.963 / 0.969 0.963 0.957 0.951, no distractor
+false alarms, its segments ending 490 / 650 ms after the labels, 50,478
+instructions a frame against the pair's 72,518, 1,425x real time in that
+run (Silero 122x). Behind Silero in the clear (0.965; the pair 0.968):
+the pair stays.
 
 A held-out set (benchmarks/vad/heldout, heldout.py: 155 of Tux Paint's
 spoken stamp descriptions in twelve languages and codec2's talkers, 112 of
