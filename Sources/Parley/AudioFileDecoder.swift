@@ -51,15 +51,9 @@ public enum AudioFileDecoder {
         }
     }
 
-    /// A folder only this user can read (uploads may be private speech).
+    /// A folder only this user can read (uploads may be private speech; see `PrivateFolder`).
     static func privateFolder() throws(Failure) -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-decode-\(UUID().uuidString)")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .unreadable("cannot make a temporary folder: \(error.localizedDescription)")
-        }
-        return folder
+        do { return try PrivateFolder.make(prefix: "parley-decode") } catch { throw .unreadable(error.description) }
     }
 
     /// Decodes into a WAV in `folder`, then reads it back.

@@ -4,6 +4,7 @@ import Foundation
 import Parley
 import enum ParleyCore.OffPool
 import enum ParleyCore.JSONLines
+import enum ParleyCore.PrivateFolder
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,7 +59,11 @@ struct BenchRunCommand: AsyncParsableCommand {
         let overrides = try parseAssignments(assignments)
         guard let (parsed, _) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
         // The corpus as one stream, in a folder of this run's own.
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
+        let work: URL
+        do { work = try PrivateFolder.make(prefix: "parley-bench") } catch {
+            printError("error: \(error)")
+            throw ExitCode(ExitStatus.failed)
+        }
         defer { try? FileManager.default.removeItem(at: work) }
         let execution: BenchExecution
         do {

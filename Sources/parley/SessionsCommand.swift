@@ -12,6 +12,7 @@ import enum ParleyCore.Suggestions
 import class ParleyCore.WAVFileReader
 import enum ParleyCore.LanguageNames
 import class ParleyCore.WAVFileWriter
+import enum ParleyCore.PrivateFolder
 import struct ParleyCore.Resampler
 
 /// `parley sessions`: the sessions sessionrecorder wrote, read back.
@@ -136,9 +137,11 @@ struct SessionsCommand: AsyncParsableCommand {
                 printError("playing \(languages.joined(separator: ", ")) in turn; --language picks one")
             }
             let files = chosen.map { session.url.appendingPathComponent($0).path }
-            let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("parley-play-\(getpid()).wav").path
+            // Played from a private folder: the session's speech is not left where another user could read it.
+            let folder = to == nil ? try PrivateFolder.make(prefix: "parley-play") : nil
+            defer { if let folder { try? FileManager.default.removeItem(at: folder) } }
+            let temporary = folder?.appendingPathComponent("session.wav").path ?? ""
             let target = to ?? temporary
-            defer { if to == nil { try? FileManager.default.removeItem(atPath: temporary) } }
             let (samples, rate) = try Self.join(files, into: target)
             if to != nil {
                 print("wrote \(counted(files.count, "utterance")), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(target)")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyJobs
+import enum ParleyCore.PrivateFolder
 
 /// `parley worker`: takes jobs from the NATS work queue until stopped.
 struct WorkerCommand: AsyncParsableCommand {
@@ -38,7 +39,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(name: .customLong("trust-pipelines"),
           help: "Run every job's pipeline as it was sent: files anywhere this user may reach, the network, devices, any provider address. Without it a job's pipeline keeps to the job's folder, with no network or device and the providers' own addresses only, or fails.")
     var trustPipelines = false
-    @Option(name: .customLong("work-dir"), help: "Where jobs' inputs and sessions are written while they run, each job in a folder of its own removed when it ends (default: a temporary folder, removed when the worker exits).")
+    @Option(name: .customLong("work-dir"), help: "Where jobs' inputs and sessions are written while they run, each job in a folder of its own removed when it ends (default: a private temporary folder, removed when the worker exits).")
     var workDir: String?
 
     func validate() throws {
@@ -50,8 +51,15 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let name = workerName()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("parley-worker-\(getpid())")
-        let folder = workDir.map { URL(fileURLWithPath: $0) } ?? temporary
+        let folder: URL
+        if let workDir {
+            folder = URL(fileURLWithPath: workDir)
+        } else {
+            do { folder = try PrivateFolder.make(prefix: "parley-worker") } catch {
+                printError("error: \(error)")
+                throw ExitCode(ExitStatus.failed)
+            }
+        }
         var settings = WorkerSettings(workFolder: folder)
         settings.concurrency = concurrency
         settings.ackWait = .milliseconds(Int64(ackWait * 1000))
@@ -88,7 +96,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         // Each job removes its own folder; the whole folder goes only when the worker made it.
         // A --work-dir is the user's, with whatever else they keep there.
-        if workDir == nil { try? FileManager.default.removeItem(at: temporary) }
+        if workDir == nil { try? FileManager.default.removeItem(at: folder) }
         printError("worker \(name): drained, exiting")
     }
 }
