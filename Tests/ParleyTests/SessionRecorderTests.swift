@@ -46,6 +46,9 @@ import Testing
         #expect(session.records.count == 1 && record.start == 0)
         #expect(abs(record.end - Double(wav.samples.count) / Double(wav.rate)) < 0.001, "end \(record.end), audio \(wav.samples.count) at \(wav.rate)")
         #expect(record.end > 0.3, "Hello there. is speech: \(record.end)")
+        // Recorded speech is the user's alone: nobody else may enter the session or read its log.
+        let mode = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue }
+        #expect(mode(folder.path) == 0o700 && mode(folder.appendingPathComponent(Session.logFile).path) == 0o600)
     }
 
     @Test func speechThatNoProviderCouldGiveIsRecordedAsFailed() async throws {

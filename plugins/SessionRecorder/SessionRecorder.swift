@@ -48,7 +48,7 @@ public final class SessionRecorderElement: MultiSink {
 
     public static let properties = [
         PropertySpec("location", nick: "Location",
-                     blurb: "The session folder; empty = $XDG_DATA_HOME/parley/sessions/<date>-<id> (~/.local/share/parley/sessions), a new one each time the pipeline starts; a folder that already holds a session is refused, never overwritten",
+                     blurb: "The session folder; empty = $XDG_DATA_HOME/parley/sessions/<date>-<id> (~/.local/share/parley/sessions), a new one each time the pipeline starts, made private (mode 0700: recorded speech is the user's alone; a folder that exists keeps its mode); a folder that already holds a session is refused, never overwritten",
                      .string(default: DEFAULT_LOCATION)),
         PropertySpec("pipeline", nick: "Pipeline", blurb: "The pipeline file the session ran, for session.json",
                      .string(default: DEFAULT_PIPELINE)),

@@ -81,13 +81,18 @@ final class SessionWriter: @unchecked Sendable {
             throw WriteError(description: "it already holds a session; choose another location")
         }
         do {
+            // A session made here is the user's alone (recorded speech, what was said): mode 0700, as
+            // the translation cache is. A folder the user made and named keeps the mode they gave it.
+            if !manager.fileExists(atPath: folder.path) {
+                try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
             try manager.createDirectory(at: folder.appendingPathComponent("audio"), withIntermediateDirectories: true)
         } catch {
             throw WriteError(description: error.localizedDescription)
         }
         let formatter = ISO8601DateFormatter()
         info = SessionInfo(id: id, started: formatter.string(from: Date()), pipeline: pipeline, variables: variables)
-        log = open(folder.appendingPathComponent(Session.logFile).path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        log = open(folder.appendingPathComponent(Session.logFile).path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard log >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
         for pad in pads { add(pad: pad) }
         try writeInfo()
