@@ -52,7 +52,7 @@ public enum AudioFileDecoder {
     }
 
     /// A folder only this user can read (uploads may be private speech; see `PrivateFolder`).
-    static func privateFolder() throws(Failure) -> URL {
+    private static func privateFolder() throws(Failure) -> URL {
         do { return try PrivateFolder.make(prefix: "parley-decode") } catch { throw .unreadable(error.description) }
     }
 

@@ -31,7 +31,7 @@ public enum AudioFileEncoder {
     /// Encodes `samples` at `rate`. Blocks: call it off Swift's pool (`OffPool.run`).
     public static func encode(_ samples: [Int16], rate: Int, as format: Format) throws(Failure) -> Data {
         let folder: URL
-        do { folder = try AudioFileDecoder.privateFolder() } catch { throw Failure(description: error.description) }
+        do { folder = try PrivateFolder.make(prefix: "parley-encode") } catch { throw Failure(description: error.description) }
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("speech.wav"), output = folder.appendingPathComponent("speech.\(format.rawValue)")
         do { try WAVEncoder.encode(samples, rate: rate).write(to: input) } catch {
