@@ -137,17 +137,17 @@ struct SessionsCommand: AsyncParsableCommand {
                 printError("playing \(languages.joined(separator: ", ")) in turn; --language picks one")
             }
             let files = chosen.map { session.url.appendingPathComponent($0).path }
-            // Played from a private folder: the session's speech is not left where another user could read it.
-            let folder = to == nil ? try PrivateFolder.make(prefix: "parley-play") : nil
-            defer { if let folder { try? FileManager.default.removeItem(at: folder) } }
-            let temporary = folder?.appendingPathComponent("session.wav").path ?? ""
-            let target = to ?? temporary
-            let (samples, rate) = try Self.join(files, into: target)
-            if to != nil {
-                print("wrote \(counted(files.count, "utterance")), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(target)")
+            if let to {
+                let (samples, rate) = try Self.join(files, into: to)
+                print("wrote \(counted(files.count, "utterance")), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(to)")
                 return
             }
-            let pipeline = try Pipeline(launch: "filesrc location=\"\(temporary)\" ! wavparse ! audioconvert ! audioresample ! autoaudiosink")
+            // Played from a private folder: the session's speech is not left where another user could read it.
+            let folder = try PrivateFolder.make(prefix: "parley-play")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let joined = folder.appendingPathComponent("session.wav").path
+            _ = try Self.join(files, into: joined)
+            let pipeline = try Pipeline(launch: "filesrc location=\(Pipeline.quoted(joined)) ! wavparse ! audioconvert ! audioresample ! autoaudiosink")
             try await pipeline.run()
         }
 
