@@ -7,8 +7,8 @@ let elementTargets = ["VADSegmenter", "CloudSTT", "StreamTranslator", "CloudTTS"
 
 /// Which provider targets an element uses.
 let providers: [String: [Target.Dependency]] = [
-    "EspeakTTS": [.target(name: "EspeakEngine")],
-    "EspeakSrc": [.target(name: "EspeakEngine")],
+    "EspeakTTS": [.target(name: "EspeakEngine"), .target(name: "EspeakProperties")],
+    "EspeakSrc": [.target(name: "EspeakEngine"), .target(name: "EspeakProperties")],
     "CloudSTT": [.target(name: "PocketSphinxEngine"), .target(name: "WhisperEngine")],
     "StreamTranslator": [.target(name: "ApertiumEngine")],
     "CloudTTS": [.target(name: "EspeakEngine")],
@@ -58,13 +58,15 @@ let package = Package(
         .target(name: "GstKit", dependencies: ["GstBridge", "CGStreamer"], path: "Sources/GstKit"),
         // The speech layer: ParleySpeechMeta, speech-start/end events, latency
         // stamps, the async transform kind and its ordered stage.
-        .target(name: "ParleySpeech", dependencies: ["GstKit", "GstBridge", "CGStreamer", "ParleyCore"], path: "Sources/ParleySpeech"),
+        .target(name: "ParleySpeech", dependencies: ["GstKit", "ParleyCore"], path: "Sources/ParleySpeech"),
         .target(
             name: "GstParley",
             dependencies: ["GstKit", "ParleyCore"] + elementTargets.map { .target(name: $0) },
             path: "plugins/GstParley"),
         // Providers: engines that elements share, beside the elements.
-        .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "GstKit", "ParleyCore"], path: "plugins/EspeakEngine"),
+        .target(name: "EspeakEngine", dependencies: ["CEspeakNG", "ParleyCore"], path: "plugins/EspeakEngine"),
+        // The espeak-ng properties espeaktts and espeaksrc share (voice, rate, pitch, ...): element-side, so the engine needs no GstKit.
+        .target(name: "EspeakProperties", dependencies: ["EspeakEngine", "GstKit"], path: "plugins/EspeakProperties"),
         // Apertium (Debian) as long-lived null-flush processes, one per language pair (a route through a third language: two).
         .target(name: "ApertiumEngine", dependencies: ["ParleyCore"], path: "plugins/ApertiumEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
@@ -77,7 +79,7 @@ let package = Package(
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",
-            dependencies: ["Parley", "ParleyServer", "ParleyJobs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Parley", "GstKit", "ParleyCore", "ParleyServer", "ParleyJobs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/parley"),
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.

@@ -119,6 +119,15 @@ extension ElementImpl {
         Self.properties.first { $0.name == name }?.defaultValue ?? .int(0)
     }
     public func setProperty(named name: String, to value: PropertyValue) {}
+
+    /// What an element's `property(named:)` or `setProperty(named:)` calls
+    /// for a name its switch does not handle. GObject only passes names the
+    /// element declared in `properties`, so this is a declared property the
+    /// switch forgot: a programming error, stopped at once with the
+    /// property's name rather than answered with a silent 0.
+    public static func unhandledProperty(_ name: String) -> Never {
+        propertyNotHandled(name, by: metadata.factoryName)
+    }
     public func open() throws(ElementMessageText) {}
     public func start() throws(ElementMessageText) {}
     public func stop() {}
@@ -202,4 +211,10 @@ extension ElementDriver {
     public func create() -> Result<Buffer, FlowError> { .failure(.eos) }
     public func unlock() {}
     public func unlockStop() {}
+}
+
+/// A declared property that the code reading or writing it does not handle
+/// (see `ElementImpl.unhandledProperty`): a programming error.
+public func propertyNotHandled(_ name: String, by owner: String) -> Never {
+    preconditionFailure("\(owner) declares the property '\(name)' but does not handle it: its property list and its property switch disagree")
 }

@@ -36,6 +36,13 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
     /// A new GstStructure the caller owns.
     public func makeGstStructure() -> UnsafeMutablePointer<GstStructure> {
         let structure = gst_structure_new_empty(name)!
+        setFields(of: structure)
+        return structure
+    }
+
+    /// Writes these fields into an existing GstStructure, keeping its name
+    /// and any field not named here.
+    func setFields(of structure: UnsafeMutablePointer<GstStructure>) {
         for field in fields {
             var value = GValue()
             switch field.value {
@@ -49,7 +56,6 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
             GValueIO.write(field.value, to: &value)
             gst_structure_take_value(structure, field.name, &value)
         }
-        return structure
     }
 
     /// Reads a GstStructure (borrowed). Fields of types Parley does not model

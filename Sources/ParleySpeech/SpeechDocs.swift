@@ -61,7 +61,7 @@ public enum SpeechDocs {
         Field("reason", .string, "Why it was not spoken", onlyWhen: "the result was not spoken"),
     ])
 
-    /// ParleySpeechMeta: not a structure, but documented the same way.
+    /// ParleySpeechMeta: a custom meta (gst_buffer_get_custom_meta(buffer, "ParleySpeechMeta")), whose structure holds these fields.
     public static let meta = StructureDoc(.meta, "ParleySpeechMeta", when: "on every buffer after the VAD", fields: [
         segmentID,
         Field("status", .string, "partial, final, failed or skipped: a consumer that wants finals ignores the rest"),
@@ -69,7 +69,8 @@ public enum SpeechDocs {
         Field("language", .string, "BCP-47 tag of the text or speech"),
         Field("provider", .string, "Who served the stage that made the buffer"),
         Field("detail", .string, "Why a failed or skipped result is not final"),
-        Field("speech-end", .uint64, "Where the utterance's speech ended, in the audio's own time (ns)"),
-        Field("stamps", .uint64, "CLOCK_MONOTONIC instants (ns) the stages set: speech end, segment emitted, request sent, first byte, result complete, first audio out"),
+        Field("speech-end", .uint64, "Where the utterance's speech ended, in the audio's own time (ns)", onlyWhen: "known"),
+        Field("stamp-speech-end, stamp-segment-emitted, stamp-request-sent, stamp-first-byte, stamp-result-complete, stamp-first-audio-out", .uint64,
+              "CLOCK_MONOTONIC instants (ns) the stages set: speech end, segment emitted, request sent, first byte, result complete, first audio out", onlyWhen: "the stage has stamped"),
     ])
 }

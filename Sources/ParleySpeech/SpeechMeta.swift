@@ -1,7 +1,6 @@
-// The meta is registered by the bridge (GstBridge/meta.c); this file is the
-// speech layer's one window onto it, so it alone reads the C struct.
-import CGStreamer
-import GstBridge
+// ParleySpeechMeta travels as GStreamer's custom meta (GstKit.CustomMeta):
+// a structure of typed fields, readable from C and Python with
+// gst_buffer_get_custom_meta(buffer, "ParleySpeechMeta").
 import GstKit
 import ParleyCore
 
@@ -43,53 +42,65 @@ public struct SpeechMeta: Sendable, Equatable {
     }
 }
 
-extension Buffer {
-    /// The speech meta on this buffer, if any.
-    public var speechMeta: SpeechMeta? {
-        guard let meta = parley_buffer_get_speech_meta(pointer) else { return nil }
-        var stamps: [LatencyStamp: UInt64] = [:]
-        withUnsafeBytes(of: meta.pointee.stamps) { raw in
-            let values = raw.bindMemory(to: UInt64.self)
-            for stage in LatencyStamp.allCases where values[stage.rawValue] != 0 {
-                stamps[stage] = values[stage.rawValue]
-            }
+extension SpeechMeta: CustomMeta {
+    public static let metaName = "ParleySpeechMeta"
+
+    /// How many bytes of each text travel: provider and detail come from
+    /// providers and are bounded like everything they send.
+    static let textLimits = (language: 35, provider: 63, detail: 191)
+
+    public var metaFields: Structure {
+        var fields: [(String, PropertyValue)] = [
+            ("segment-id", .uint64(segmentID)), ("status", .string(status.description)), ("revision", .uint64(UInt64(revision))),
+            ("language", .string(Self.cut(language, to: Self.textLimits.language))),
+            ("provider", .string(Self.cut(provider, to: Self.textLimits.provider))),
+            ("detail", .string(Self.cut(detail, to: Self.textLimits.detail))),
+        ]
+        if speechEndAudioTime != Gst.clockTimeNone { fields.append(("speech-end", .uint64(speechEndAudioTime))) }
+        for stage in LatencyStamp.allCases {
+            if let time = stamps[stage] { fields.append((Self.stampField(stage), .uint64(time))) }
         }
-        func text<T>(_ field: T) -> String {
-            withUnsafeBytes(of: field) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-        }
-        let language = text(meta.pointee.language)
-        var value = SpeechMeta(segmentID: UInt64(meta.pointee.segment_id),
-                               status: SpeechStatus(rawValue: meta.pointee.status) ?? .final,
-                               language: language, speechEndAudioTime: UInt64(meta.pointee.speech_end_audio),
-                               stamps: stamps)
-        value.revision = UInt32(meta.pointee.revision)
-        value.provider = text(meta.pointee.provider)
-        value.detail = text(meta.pointee.detail)
-        return value
+        return Structure(Self.metaName, fields)
     }
 
-    /// Adds or replaces the speech meta (the buffer must be writable).
-    public func setSpeechMeta(_ value: SpeechMeta) {
-        let meta = parley_buffer_get_speech_meta(pointer) ?? parley_buffer_add_speech_meta(pointer)!
-        meta.pointee.segment_id = guint64(value.segmentID)
-        meta.pointee.status = value.status.rawValue
-        meta.pointee.revision = guint(value.revision)
-        meta.pointee.speech_end_audio = GstClockTime(value.speechEndAudioTime)
-        func store(_ text: String, in raw: UnsafeMutableRawBufferPointer) {
-            raw.initializeMemory(as: UInt8.self, repeating: 0)
-            // Cut at a character boundary: the reader decodes UTF-8.
-            var bytes = Array(text.utf8.prefix(raw.count - 1))
-            while !bytes.isEmpty && String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
-            raw.copyBytes(from: bytes)
+    public init?(metaFields fields: Structure) {
+        guard case .uint64(let segmentID)? = fields["segment-id"],
+              case .string(let statusName?)? = fields["status"], let status = SpeechStatus(name: statusName) else { return nil }
+        func text(_ name: String) -> String {
+            if case .string(let value?)? = fields[name] { return value }
+            return ""
         }
-        withUnsafeMutableBytes(of: &meta.pointee.language) { store(value.language, in: $0) }
-        withUnsafeMutableBytes(of: &meta.pointee.provider) { store(value.provider, in: $0) }
-        withUnsafeMutableBytes(of: &meta.pointee.detail) { store(value.detail, in: $0) }
-        withUnsafeMutableBytes(of: &meta.pointee.stamps) { raw in
-            let values = raw.bindMemory(to: UInt64.self)
-            for stage in LatencyStamp.allCases { values[stage.rawValue] = value.stamps[stage] ?? 0 }
+        func time(_ name: String) -> UInt64? {
+            if case .uint64(let value)? = fields[name] { return value }
+            return nil
         }
+        var stamps: [LatencyStamp: UInt64] = [:]
+        for stage in LatencyStamp.allCases { stamps[stage] = time(Self.stampField(stage)) }
+        self.init(segmentID: segmentID, status: status, language: text("language"),
+                  speechEndAudioTime: time("speech-end") ?? Gst.clockTimeNone, stamps: stamps)
+        revision = UInt32(clamping: time("revision") ?? 0)
+        provider = text("provider")
+        detail = text("detail")
     }
+
+    /// The field of a latency stamp: `stamp-` and the stamp's name (`stamp-first-byte`).
+    static func stampField(_ stage: LatencyStamp) -> String { "stamp-\(stage)" }
+
+    /// At most `limit` bytes of `text`, cut at a character boundary.
+    static func cut(_ text: String, to limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var bytes = Array(text.utf8.prefix(limit))
+        while !bytes.isEmpty && String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension Buffer {
+    /// The speech meta on this buffer, if any.
+    public var speechMeta: SpeechMeta? { customMeta(SpeechMeta.self) }
+
+    /// Adds or replaces the speech meta (the buffer must be writable).
+    public func setSpeechMeta(_ value: SpeechMeta) { setCustomMeta(value) }
 }
 
 extension SpeechMeta {

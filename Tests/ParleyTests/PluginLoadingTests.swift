@@ -155,6 +155,37 @@ import Testing
         #expect(written.contains("embedded from Python"))
     }
 
+    /// ParleySpeechMeta is GStreamer's custom meta: a program in another
+    /// language reads its fields from the buffer by name.
+    @Test func aPythonProgramReadsTheSpeechMetaOfEachTranscript() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let script = """
+            import gi
+            gi.require_version("Gst", "1.0")
+            from gi.repository import Gst
+            Gst.init(None)
+            pipeline = Gst.parse_launch(
+                "filesrc location=\(recording.path) ! wavparse ! audioconvert ! audioresample"
+                " ! audio/x-raw,format=S16LE,channels=1,rate=16000 ! vadsegmenter ! cloudstt local-engine=pocketsphinx"
+                " ! appsink name=sink sync=false")
+            sink = pipeline.get_by_name("sink")
+            pipeline.set_state(Gst.State.PLAYING)
+            while True:
+                sample = sink.emit("pull-sample")
+                if sample is None:
+                    break
+                meta = sample.get_buffer().get_custom_meta("ParleySpeechMeta").get_structure()
+                print(meta.get_value("segment-id"), meta.get_value("status"), meta.get_value("language"),
+                      meta.get_value("provider"), meta.has_field("stamp-request-sent"), meta.has_field("stamp-result-complete"))
+            pipeline.set_state(Gst.State.NULL)
+            """
+        let result = try await TestSupport.run("/usr/bin/python3", ["-c", script],
+                                               environment: TestSupport.gstEnvironment(registry: scratch))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == (0..<3).map { "\($0) final en local (pocketsphinx) True True" }, "\(result.stdout)")
+    }
+
     @Test func thePythonExampleTranscribesARecordingWhoseNameHasSpaces() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let awkward = scratch.appendingPathComponent("my talk's.wav")

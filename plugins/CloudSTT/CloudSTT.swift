@@ -229,7 +229,7 @@ public final class CloudSTTElement: AsyncTransform {
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
-        default: return .int(0)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -252,7 +252,7 @@ public final class CloudSTTElement: AsyncTransform {
             case "language": settings.language = value.string ?? ""
             case "min-segment-ms": settings.minSegmentMs = value.int
             case "max-segment-ms": settings.maxSegmentMs = value.int
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

@@ -176,7 +176,7 @@ public final class CloudTTSElement: AsyncTransform {
         case "max-retries": return .int(current.maxRetries)
         case "sample-rate": return .int(current.sampleRate)
         case "gender": return .enumeration(current.gender.rawValue)
-        default: return .int(0)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -194,7 +194,7 @@ public final class CloudTTSElement: AsyncTransform {
             case "max-retries": settings.maxRetries = value.int
             case "sample-rate": settings.sampleRate = value.int
             case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

@@ -6,6 +6,7 @@
 //
 // Audio streams out as espeak-ng makes it, then EOS.
 import EspeakEngine
+import EspeakProperties
 import Foundation
 import GstKit
 import ParleyCore

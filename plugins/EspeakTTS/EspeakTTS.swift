@@ -18,6 +18,7 @@
 // framework's ordered stage (one at a time: espeak-ng is process-global),
 // whose audio chunks leave as partial outputs while it is synthesized.
 import EspeakEngine
+import EspeakProperties
 import Foundation
 import GstKit
 import ParleyCore

@@ -69,7 +69,7 @@ public final class LineSplitterElement: Filter {
         case "max-line-bytes": return .int(current.maxLineBytes)
         case "skip-blank": return .bool(current.skipBlank)
         case "lines": return .uint64(sent.load(ordering: .relaxed))
-        default: return .int(0)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -79,7 +79,7 @@ public final class LineSplitterElement: Filter {
             case "language": settings.language = value.string ?? ""
             case "max-line-bytes": settings.maxLineBytes = value.int
             case "skip-blank": settings.skipBlank = value.bool
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

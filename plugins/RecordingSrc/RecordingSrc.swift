@@ -45,7 +45,7 @@ public final class RecordingSrcElement: Source {
                      .bool(default: DEFAULT_PACE)),
         PropertySpec("chunk-ms", nick: "Chunk", blurb: "Audio per buffer, in ms (microphones deliver 10-20 ms)",
                      .int(default: DEFAULT_CHUNK_MS, range: 1...1000)),
-        PropertySpec("position-ms", nick: "Position", blurb: "How much of the recording has left, in ms",
+        PropertySpec("position-ms", nick: "Position", blurb: "How far into the recording it has played, in ms",
                      .int(default: 0, range: 0...Int(Int32.max)), flags: .readOnly),
     ]
 
@@ -116,7 +116,8 @@ public final class RecordingSrcElement: Source {
         case "location": return .string(current.location)
         case "pace": return .bool(current.pace)
         case "chunk-ms": return .int(current.chunkMs)
-        default: return .int(state.withLock { $0.next } * 1000 / Self.outputRate)
+        case "position-ms": return .int(state.withLock { $0.next } * 1000 / Self.outputRate)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -126,7 +127,7 @@ public final class RecordingSrcElement: Source {
             case "location": settings.location = value.string ?? ""
             case "pace": settings.pace = value.bool
             case "chunk-ms": settings.chunkMs = value.int
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

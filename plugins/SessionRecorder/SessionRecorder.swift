@@ -83,7 +83,7 @@ public final class SessionRecorderElement: MultiSink {
         case "variables": return .string(current.variables)
         case "folder": return .string(opened.withLock { $0.folder })
         case "session-id": return .string(opened.withLock { $0.id })
-        default: return .int(0)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -93,7 +93,7 @@ public final class SessionRecorderElement: MultiSink {
             case "location": settings.location = value.string ?? ""
             case "pipeline": settings.pipeline = value.string ?? ""
             case "variables": settings.variables = value.string ?? ""
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

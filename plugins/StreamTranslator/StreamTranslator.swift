@@ -189,7 +189,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         case "timeout-ms": return .int(current.timeoutMs)
         case "max-retries": return .int(current.maxRetries)
         case "cache-hits": return .uint64(cacheHits.load(ordering: .relaxed))
-        default: return .int(0)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -211,7 +211,7 @@ public final class StreamTranslatorElement: AsyncTransform {
             case "cache-dir": settings.cacheDir = value.string ?? ""
             case "timeout-ms": settings.timeoutMs = value.int
             case "max-retries": settings.maxRetries = value.int
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

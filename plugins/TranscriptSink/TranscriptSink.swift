@@ -84,7 +84,7 @@ public final class TranscriptSinkElement: Sink {
         case "finals-only": return .bool(current.finalsOnly)
         case "append": return .bool(current.append)
         case "results-written": return .uint64(written.load(ordering: .relaxed))
-        default: return .int(0)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -95,7 +95,7 @@ public final class TranscriptSinkElement: Sink {
             case "format": settings.format = TranscriptFormat(rawValue: value.int) ?? Self.DEFAULT_FORMAT
             case "finals-only": settings.finalsOnly = value.bool
             case "append": settings.append = value.bool
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

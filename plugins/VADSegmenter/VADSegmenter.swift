@@ -186,7 +186,7 @@ public final class VADSegmenterElement: Filter {
         case "drop-silence": return .bool(current.segmenter.dropSilence)
         case "level-interval-ms": return .int(current.levelIntervalMs)
         case "segments": return .uint64(segmentsClosed.load(ordering: .relaxed))
-        default: return .int(0)
+        default: Self.unhandledProperty(name)
         }
     }
 
@@ -209,7 +209,7 @@ public final class VADSegmenterElement: Filter {
                 changes.withLock { $0.button.append(change) }
             case "drop-silence": settings.segmenter.dropSilence = value.bool
             case "level-interval-ms": settings.levelIntervalMs = value.int
-            default: break
+            default: Self.unhandledProperty(name)
             }
         }
     }

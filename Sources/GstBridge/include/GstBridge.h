@@ -123,43 +123,4 @@ void parley_element_set_sink_flag(GstElement *element, gboolean sink);
 gulong parley_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
                              gpointer data, GClosureNotify destroy);
 
-// ---- ParleySpeechMeta ----
-
-typedef enum {
-  PARLEY_SPEECH_STATUS_PARTIAL = 0,
-  PARLEY_SPEECH_STATUS_FINAL = 1,
-  PARLEY_SPEECH_STATUS_FAILED = 2,
-  PARLEY_SPEECH_STATUS_SKIPPED = 3,
-} ParleySpeechStatus;
-
-/// Monotonic timestamps (CLOCK_MONOTONIC, ns) each stage stamps; 0 = unset.
-typedef enum {
-  PARLEY_STAMP_SPEECH_END = 0,      ///< when the VAD decided speech ended
-  PARLEY_STAMP_SEGMENT_EMITTED,     ///< speech-end event pushed
-  PARLEY_STAMP_REQUEST_SENT,
-  PARLEY_STAMP_FIRST_BYTE,
-  PARLEY_STAMP_RESULT_COMPLETE,
-  PARLEY_STAMP_FIRST_AUDIO_OUT,
-  PARLEY_STAMP_COUNT
-} ParleyStamp;
-
-typedef struct {
-  GstMeta meta;
-  guint64 segment_id;
-  gint status;                      ///< ParleySpeechStatus
-  /// 0 for a result's first attempt; a retried stream's partials (and the
-  /// empty partial that withdraws the broken attempt's text) carry a higher one.
-  guint revision;
-  gchar language[36];               ///< BCP-47, NUL-terminated, "" = unknown
-  GstClockTime speech_end_audio;    ///< speech end in the audio's own time (ns)
-  guint64 stamps[PARLEY_STAMP_COUNT];
-  gchar provider[64];               ///< who served the stage that made this buffer, "" = unknown
-  gchar detail[192];                ///< why a failed/skipped result is not final, "" otherwise
-} ParleySpeechMeta;
-
-GType parley_speech_meta_api_get_type(void);
-const GstMetaInfo *parley_speech_meta_get_info(void);
-ParleySpeechMeta *parley_buffer_add_speech_meta(GstBuffer *buffer);
-ParleySpeechMeta *parley_buffer_get_speech_meta(GstBuffer *buffer);
-
 G_END_DECLS

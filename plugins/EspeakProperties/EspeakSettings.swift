@@ -1,3 +1,4 @@
+import EspeakEngine
 import GstKit
 
 /// The speech properties espeaktts and espeaksrc share, as gst-inspect shows them.
@@ -42,7 +43,7 @@ public struct EspeakSettings: Sendable {
         case "voices":
             return .string(EspeakEngine.shared.voices
                 .map { "\($0.languages.first ?? "?") \($0.name)" }.joined(separator: ", "))
-        default: return .int(0)
+        default: propertyNotHandled(name, by: "espeak-ng's settings")
         }
     }
 
@@ -54,7 +55,7 @@ public struct EspeakSettings: Sendable {
         case "volume": parameters.volume = value.int
         case "gap": parameters.wordGap = value.int
         case "ssml": parameters.ssml = value.bool
-        default: break
+        default: propertyNotHandled(name, by: "espeak-ng's settings")
         }
     }
 
