@@ -24,29 +24,26 @@ public struct RemoteService: Sendable {
     /// The base URL without a trailing slash, to append paths to.
     public var root: String { baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
 
-    /// What is missing, said at NULL→READY rather than mid-stream.
-    public struct SetupError: Error, Sendable, CustomStringConvertible {
-        public var description: String
-    }
-
-    /// Builds a provider's service from its element's settings: the key from
-    /// `keyVariable` in `environment` (required when `keyRequired`), the base
-    /// URL from the property or else `defaultBaseURL(key)`, http or https only,
-    /// retries up to `maxRetries` with delays bounded by the timeout.
-    public static func make(provider: String, baseURL: String, defaultBaseURL: (_ key: String) -> String,
-                            keyVariable: String, keyRequired: Bool, maxRetries: Int, timeoutMs: Int,
-                            environment: [String: String],
-                            trace: (@Sendable (String) -> Void)? = nil) throws(SetupError) -> RemoteService {
+    /// Builds a provider's service for one position of a chain: the key
+    /// from the position's `api-key-env` or the provider's variable in
+    /// `environment` (required when the provider says so), the base URL from
+    /// the position or else the provider's (`baseURLForKey` when it depends
+    /// on the key, as DeepL's free keys do), http or https only, retries up
+    /// to `maxRetries` with delays bounded by the timeout.
+    public static func make(_ provider: ProviderInfo, at position: ChainPosition, maxRetries: Int, timeoutMs: Int,
+                            environment: [String: String], baseURLForKey: ((_ key: String) -> String)? = nil,
+                            trace: (@Sendable (String) -> Void)? = nil) throws(ProviderSetupError) -> RemoteService {
+        let keyVariable = position.apiKeyEnv.isEmpty ? provider.keyVariable : position.apiKeyEnv
         let key = environment[keyVariable] ?? ""
-        if key.isEmpty && keyRequired {
-            throw SetupError(description: "\(keyVariable) is not set: export your \(provider) API key in it, or use provider=local")
+        if key.isEmpty && provider.keyRequired {
+            throw ProviderSetupError("\(keyVariable) is not set: export your \(provider.name) API key in it, or use provider=local")
         }
-        let url = baseURL.isEmpty ? defaultBaseURL(key) : baseURL
+        let url = position.baseURL.isEmpty ? (baseURLForKey?(key) ?? provider.baseURL) : position.baseURL
         guard !url.isEmpty else {
-            throw SetupError(description: "provider=\(provider) needs base-url, e.g. base-url=http://127.0.0.1:8080/v1")
+            throw ProviderSetupError("provider=\(provider.name) needs base-url, e.g. base-url=http://127.0.0.1:8080/v1")
         }
         guard let scheme = URLComponents(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw SetupError(description: "base-url must be an http or https URL, not \"\(url)\"")
+            throw ProviderSetupError("base-url must be an http or https URL, not \"\(url)\"")
         }
         var policy = RetryPolicy(maxAttempts: maxRetries + 1)
         policy.maxDelay = .milliseconds(Int64(timeoutMs))

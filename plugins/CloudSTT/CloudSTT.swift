@@ -93,17 +93,12 @@ public final class CloudSTTElement: AsyncTransform {
     public static let DEFAULT_LANGUAGE = "en"
     public static let DEFAULT_MIN_SEGMENT_MS = 100
     public static let DEFAULT_MAX_SEGMENT_MS = 30_000
-    public static let DEFAULT_BASE_URL = ""
-    public static let DEFAULT_MODEL = ""
-    public static let DEFAULT_API_KEY_ENV = ""
     public static let DEFAULT_PROMPT = ""
     public static let DEFAULT_CONTEXT_PROMPT = false
     public static let DEFAULT_TEMPERATURE = 0.0
     public static let DEFAULT_RESPONSE_FORMAT = STTResponseFormat.json
     public static let DEFAULT_TASK = STTTask.transcribe
-    public static let DEFAULT_TIMEOUT_MS = 30_000
     public static let DEFAULT_UPLOAD_FORMAT = UploadFormat.wav
-    public static let DEFAULT_MAX_RETRIES = 2
     public static let DEFAULT_LOCAL_ENGINE = STTProvider.LocalEngine.auto
     public static let DEFAULT_LOCAL_THREADS = 0
     /// One request at a time: the local engines are serial, and context-prompt is exact.
@@ -126,13 +121,9 @@ public final class CloudSTTElement: AsyncTransform {
         ProviderFallback.problem(in: values, known: STTProvider.values)
     }
 
-    public static let properties = [
-        ProviderFallback.providerSpec(blurb: "Who transcribes", values: STTProvider.values, default: DEFAULT_PROVIDER),
-        ProviderFallback.perProvider("base-url", nick: "Base URL",
-                     blurb: "API base URL; empty = the provider's (https://api.openai.com/v1, https://api.groq.com/openai/v1, https://speech.googleapis.com); required for compatible", default: DEFAULT_BASE_URL),
-        ProviderFallback.perProvider("model", nick: "Model", blurb: "Model name; empty = the provider's default (whisper-1, whisper-large-v3; Google's own, or latest_long, latest_short, phone_call...)", default: DEFAULT_MODEL),
-        ProviderFallback.perProvider("api-key-env", nick: "API key variable",
-                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY (openai, compatible), GROQ_API_KEY (groq) or GOOGLE_API_KEY (google)", default: DEFAULT_API_KEY_ENV),
+    public static let properties = ProviderFallback.specs(for: STTProvider.self, default: DEFAULT_PROVIDER, wording: .init(
+        who: "Who transcribes", model: "Model name",
+        modelNote: "google: its own, or latest_long, latest_short, phone_call...")) + [
         PropertySpec("prompt", nick: "Prompt", blurb: "Text that guides the transcription (names, spelling)",
                      .string(default: DEFAULT_PROMPT)),
         PropertySpec("context-prompt", nick: "Context prompt",
@@ -148,10 +139,6 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("upload-format", nick: "Upload format", blurb: "How segments are uploaded; FLAC is about half the bytes",
                      .enumeration(typeName: "GstParleySTTUploadFormat", values: UploadFormat.values,
                                   default: DEFAULT_UPLOAD_FORMAT.rawValue)),
-        PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
-                     .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
-        PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
-                     .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
         PropertySpec("local-engine", nick: "Local engine", blurb: "What provider=local runs",
                      .enumeration(typeName: "GstParleySTTLocalEngine", values: STTProvider.LocalEngine.values,
                                   default: DEFAULT_LOCAL_ENGINE.rawValue)),
@@ -166,7 +153,7 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("max-segment-ms", nick: "Maximum segment",
                      blurb: "With no speech events, audio is cut into segments this long",
                      .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
-    ] + ProviderFallback.specs
+    ]
       + ResultCounters.specs(final: "Segments transcribed", skipped: "Segments skipped (too short, or dropped by queue-policy)",
                              failed: "Segments the provider could not transcribe")
       + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
@@ -178,17 +165,14 @@ public final class CloudSTTElement: AsyncTransform {
         var temperature = DEFAULT_TEMPERATURE
         var responseFormat = DEFAULT_RESPONSE_FORMAT
         var task = DEFAULT_TASK
-        var timeoutMs = DEFAULT_TIMEOUT_MS
         var uploadFormat = DEFAULT_UPLOAD_FORMAT
-        var maxRetries = DEFAULT_MAX_RETRIES
         var localEngine = DEFAULT_LOCAL_ENGINE
         var localThreads = DEFAULT_LOCAL_THREADS
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
-        /// provider, base-url, model, api-key-env and the breakers.
-        var fallback = ProviderFallback.defaults(provider: DEFAULT_PROVIDER, baseURL: DEFAULT_BASE_URL, model: DEFAULT_MODEL,
-                                                 apiKeyEnv: DEFAULT_API_KEY_ENV)
+        /// provider, base-url, model, api-key-env, timeout-ms, max-retries and the breakers.
+        var providers = ProviderFallback.Settings(provider: DEFAULT_PROVIDER)
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
@@ -214,16 +198,14 @@ public final class CloudSTTElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let chain = ProviderFallback.property(name, of: current.fallback) { return chain }
+        if let chain = ProviderFallback.property(name, of: current.providers) { return chain }
         switch name {
         case "prompt": return .string(current.prompt)
         case "context-prompt": return .bool(current.contextPrompt)
         case "temperature": return .double(current.temperature)
         case "response-format": return .enumeration(current.responseFormat.rawValue)
         case "task": return .enumeration(current.task.rawValue)
-        case "timeout-ms": return .int(current.timeoutMs)
         case "upload-format": return .enumeration(current.uploadFormat.rawValue)
-        case "max-retries": return .int(current.maxRetries)
         case "local-engine": return .enumeration(current.localEngine.rawValue)
         case "local-threads": return .int(current.localThreads)
         case "language": return .string(current.language)
@@ -237,16 +219,14 @@ public final class CloudSTTElement: AsyncTransform {
         if stage.setCommonProperty(name, value) { return }
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
-            if ProviderFallback.set(name, value, in: &settings.fallback) { return }
+            if ProviderFallback.set(name, value, in: &settings.providers) { return }
             switch name {
             case "prompt": settings.prompt = value.string ?? ""
             case "context-prompt": settings.contextPrompt = value.bool
             case "temperature": settings.temperature = value.double
             case "response-format": settings.responseFormat = STTResponseFormat(rawValue: value.int) ?? Self.DEFAULT_RESPONSE_FORMAT
             case "task": settings.task = STTTask(rawValue: value.int) ?? Self.DEFAULT_TASK
-            case "timeout-ms": settings.timeoutMs = value.int
             case "upload-format": settings.uploadFormat = UploadFormat(rawValue: value.int) ?? Self.DEFAULT_UPLOAD_FORMAT
-            case "max-retries": settings.maxRetries = value.int
             case "local-engine": settings.localEngine = STTProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
             case "local-threads": settings.localThreads = value.int
             case "language": settings.language = value.string ?? ""
@@ -275,7 +255,7 @@ public final class CloudSTTElement: AsyncTransform {
         closed.set(false)
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
-            current.fallback, known: STTProvider.values, element: element,
+            current.providers, known: STTProvider.values, element: element,
             name: { (_, transcriber: any Transcriber) in transcriber.name }
         ) { position in
             try STTProvider(rawValue: position.provider)!.makeTranscriber(

@@ -25,9 +25,9 @@ struct GoogleTranscriber: Transcriber {
     static let maxSeconds = 55
 
     func transcribe(_ request: TranscriptionRequest,
-                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
+                    onPartial: (@Sendable (String) -> Void)?) async throws(ProviderFailure) -> Transcription {
         let pieces = LongSegments.split(request.samples, bytesPerSample: 2, limit: Self.maxSeconds * request.rate * 2)
-        return try await LongSegments.transcribe(request, in: pieces) { part throws(TranscriberFailure) in
+        return try await LongSegments.transcribe(request, in: pieces) { part throws(ProviderFailure) in
             try await transcribeOne(part)
         }
     }
@@ -52,7 +52,7 @@ struct GoogleTranscriber: Transcriber {
         return ["config": config, "audio": ["content": audio.base64EncodedString()]]
     }
 
-    private func transcribeOne(_ request: TranscriptionRequest) async throws(TranscriberFailure) -> Transcription {
+    private func transcribeOne(_ request: TranscriptionRequest) async throws(ProviderFailure) -> Transcription {
         var http = HTTPRequest(method: "POST", url: service.root + "/v1/speech:recognize",
                                headers: [("Content-Type", "application/json"), ("X-Goog-Api-Key", service.apiKey)],
                                body: try? JSONSerialization.data(withJSONObject: Self.body(request, model: model)))
@@ -63,11 +63,11 @@ struct GoogleTranscriber: Transcriber {
         do throws(RetryingSender.Failure) {
             (response, attempts) = try await service.sender.send(http)
         } catch {
-            throw TranscriberFailure(error: ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
+            throw ProviderFailure(ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
         }
         var result: Transcription
         do throws(ProviderError) { result = try Self.parse(response.body) } catch {
-            throw TranscriberFailure(error: error, attempts: attempts)
+            throw ProviderFailure(error, attempts: attempts)
         }
         result.attempts = attempts
         result.firstByteAt = attempts == 1 ? sentAt + UInt64(response.timeToFirstByte * 1e9) : nil

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// A segment too long for one request (OpenAI's 25 MB upload, Google's
 /// minute of synchronous recognition): cut at its quietest points and sent
@@ -27,8 +28,8 @@ enum LongSegments {
     /// Each piece transcribed in turn (`one`), as one transcription: the
     /// texts joined, the attempts added, the first language said.
     static func transcribe(_ request: TranscriptionRequest, in pieces: [[Int16]],
-                           one: (TranscriptionRequest) async throws(TranscriberFailure) -> Transcription)
-        async throws(TranscriberFailure) -> Transcription {
+                           one: (TranscriptionRequest) async throws(ProviderFailure) -> Transcription)
+        async throws(ProviderFailure) -> Transcription {
         var texts: [String] = [], attempts = 0, language: String?
         for piece in pieces {
             var part = request

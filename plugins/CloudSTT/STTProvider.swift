@@ -4,17 +4,29 @@ import ParleyCore
 import PocketSphinxEngine
 import WhisperEngine
 
-/// The providers `cloudstt` can name in `provider` (alone or in a chain).
-public enum STTProvider: String, Sendable, CaseIterable {
+/// The providers `cloudstt` can name in `provider` (alone or in a chain):
+/// its provider table.
+public enum STTProvider: String, ProviderKind {
     case local, openai, groq, compatible, google
 
-    static let values = [
-        EnumValue(0, "local", "On this machine, no network, no key: Whisper-base in a worker process when prepared, else pocketsphinx (see local-engine)"),
-        EnumValue(1, "openai", "OpenAI /v1/audio/transcriptions (whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe)"),
-        EnumValue(2, "groq", "Groq (whisper-large-v3, whisper-large-v3-turbo)"),
-        EnumValue(3, "compatible", "Any OpenAI-compatible server at base-url (e.g. parley serve, faster-whisper servers)"),
-        EnumValue(4, "google", "Google Cloud Speech-to-Text v1 speech:recognize (GOOGLE_API_KEY; language required: Google does not detect it)"),
-    ]
+    public var info: ProviderInfo {
+        switch self {
+        case .local:
+            .local("On this machine, no network, no key: Whisper-base in a worker process when prepared, else pocketsphinx (see local-engine)")
+        case .openai:
+            .remote("openai", "OpenAI /v1/audio/transcriptions (whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe)",
+                    baseURL: "https://api.openai.com/v1", key: "OPENAI_API_KEY", model: "whisper-1")
+        case .groq:
+            .remote("groq", "Groq (whisper-large-v3, whisper-large-v3-turbo)",
+                    baseURL: "https://api.groq.com/openai/v1", key: "GROQ_API_KEY", model: "whisper-large-v3")
+        case .compatible:
+            .remote("compatible", "Any OpenAI-compatible server at base-url (e.g. parley serve, faster-whisper servers)",
+                    key: "OPENAI_API_KEY", keyRequired: false, model: "whisper-1")
+        case .google:
+            .remote("google", "Google Cloud Speech-to-Text v1 speech:recognize (GOOGLE_API_KEY; language required: Google does not detect it)",
+                    baseURL: "https://speech.googleapis.com", key: "GOOGLE_API_KEY")
+        }
+    }
 
     /// cloudstt's `local-engine` property: which engine provider=local runs.
     public enum LocalEngine: Int, Sendable {
@@ -27,41 +39,16 @@ public enum STTProvider: String, Sendable, CaseIterable {
         ]
     }
 
-    var defaultBaseURL: String {
-        switch self {
-        case .openai: "https://api.openai.com/v1"
-        case .groq: "https://api.groq.com/openai/v1"
-        case .google: "https://speech.googleapis.com"
-        case .local, .compatible: ""
-        }
-    }
-
-    var defaultModel: String {
-        switch self {
-        case .groq: "whisper-large-v3"
-        case .google: ""
-        case .local, .openai, .compatible: "whisper-1"
-        }
-    }
-
-    var defaultKeyVariable: String {
-        switch self {
-        case .groq: "GROQ_API_KEY"
-        case .google: "GOOGLE_API_KEY"
-        case .local, .openai, .compatible: "OPENAI_API_KEY"
-        }
-    }
-
     private func makeLocalTranscriber(_ settings: CloudSTTElement.Settings, environment: [String: String],
                                       onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void) throws -> any Transcriber {
         let installation = WhisperInstallation.standard(environment: environment)
         let engine = settings.localEngine == .auto ? (installation.isPrepared ? .whisper : .pocketsphinx) : settings.localEngine
         if settings.task == .translate && engine != .whisper {
-            throw SetupError(description: "task=translate needs Whisper: pocketsphinx only transcribes English (\(installation.isPrepared ? "set local-engine=whisper or auto" : installation.notPreparedAdvice))")
+            throw ProviderSetupError("task=translate needs Whisper: pocketsphinx only transcribes English (\(installation.isPrepared ? "set local-engine=whisper or auto" : installation.notPreparedAdvice))")
         }
         switch engine {
         case .whisper:
-            guard installation.isPrepared else { throw SetupError(description: "local-engine=whisper: " + installation.notPreparedAdvice) }
+            guard installation.isPrepared else { throw ProviderSetupError("local-engine=whisper: " + installation.notPreparedAdvice) }
             var options = WhisperWorker.Options()
             options.threads = settings.localThreads
             let worker = WhisperWorker(installation: installation, options: options, onEvent: onWorkerEvent)
@@ -72,40 +59,34 @@ public enum STTProvider: String, Sendable, CaseIterable {
             do {
                 return PocketSphinxTranscriber(recognizer: try PocketSphinxRecognizer())
             } catch {
-                throw SetupError(description: error.description)
+                throw ProviderSetupError(error.description)
             }
         }
-    }
-
-    struct SetupError: Error, CustomStringConvertible {
-        var description: String
     }
 
     /// Builds one position of the chain at NULL→READY; what is missing is said here, not mid-stream.
     func makeTranscriber(_ position: ChainPosition, settings: CloudSTTElement.Settings, environment: [String: String],
                          trace: (@Sendable (String) -> Void)? = nil,
                          onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void = { _ in }) throws -> any Transcriber {
-        func service() throws -> RemoteService {
-            try RemoteService.make(
-                provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
-                keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: self != .compatible,
-                maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment, trace: trace)
+        func service() throws(ProviderSetupError) -> RemoteService {
+            try RemoteService.make(info, at: position, maxRetries: settings.providers.maxRetries,
+                                   timeoutMs: settings.providers.timeoutMs, environment: environment, trace: trace)
         }
         switch self {
         case .local:
             return try makeLocalTranscriber(settings, environment: environment, onWorkerEvent: onWorkerEvent)
         case .google:
             guard settings.task == .transcribe else {
-                throw SetupError(description: "provider google does not translate speech (task=translate): use openai, groq, compatible or local")
+                throw ProviderSetupError("provider google does not translate speech (task=translate): use openai, groq, compatible or local")
             }
             guard !settings.language.isEmpty else {
-                throw SetupError(description: "provider google needs language (a BCP-47 tag, e.g. language=en-GB): Google's recognizer does not detect the language")
+                throw ProviderSetupError("provider google needs language (a BCP-47 tag, e.g. language=en-GB): Google's recognizer does not detect the language")
             }
             return GoogleTranscriber(service: try service(), model: position.model)
         case .openai, .groq, .compatible:
-            let model = position.model.isEmpty ? defaultModel : position.model
+            let model = model(position)
             if settings.task == .translate && OpenAICompatibleTranscriber.streams(model) {
-                throw SetupError(description: "model \(model) does not translate speech (task=translate): OpenAI translates with whisper-1")
+                throw ProviderSetupError("model \(model) does not translate speech (task=translate): OpenAI translates with whisper-1")
             }
             return OpenAICompatibleTranscriber(provider: rawValue, service: try service(), model: model)
         }

@@ -36,18 +36,13 @@ struct Transcription: Sendable {
     var firstByteAt: UInt64?
 }
 
-struct TranscriberFailure: Error, Sendable {
-    var error: ProviderError
-    var attempts: Int
-}
-
 /// Something that turns speech into text: the seam between cloudstt and providers.
 protocol Transcriber: Sendable {
     /// For messages: "local (pocketsphinx)", "openai (api.openai.com)".
     var name: String { get }
     /// `onPartial` receives the text so far, for providers that stream it.
     func transcribe(_ request: TranscriptionRequest,
-                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription
+                    onPartial: (@Sendable (String) -> Void)?) async throws(ProviderFailure) -> Transcription
     /// Releases what the provider runs (a worker process) at READY→NULL.
     func shutdown()
 }
@@ -63,7 +58,7 @@ struct WhisperTranscriber: Transcriber {
     var name: String { "local (whisper-base)" }
 
     func transcribe(_ request: TranscriptionRequest,
-                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
+                    onPartial: (@Sendable (String) -> Void)?) async throws(ProviderFailure) -> Transcription {
         let audio = Resampler.resample(request.samples, from: request.rate, to: WhisperWorker.sampleRate)
         do throws(WhisperError) {
             let result = try await worker.transcribe(audio, language: request.language, prompt: request.prompt,
@@ -73,7 +68,7 @@ struct WhisperTranscriber: Transcriber {
             return Transcription(text: silent ? "" : result.text, language: result.language, noSpeech: silent,
                                  providerProcessingMs: result.processing_ms)
         } catch {
-            throw TranscriberFailure(error: .engine(error.description), attempts: 1)
+            throw ProviderFailure(.engine(error.description), attempts: 1)
         }
     }
 
@@ -86,12 +81,12 @@ struct PocketSphinxTranscriber: Transcriber {
     var name: String { "local (pocketsphinx)" }
 
     func transcribe(_ request: TranscriptionRequest,
-                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
+                    onPartial: (@Sendable (String) -> Void)?) async throws(ProviderFailure) -> Transcription {
         let audio = Resampler.resample(request.samples, from: request.rate, to: PocketSphinxRecognizer.sampleRate)
         do {
             return Transcription(text: try await recognizer.transcribe(audio), language: "en")
         } catch {
-            throw TranscriberFailure(error: .engine(error.description), attempts: 1)
+            throw ProviderFailure(.engine(error.description), attempts: 1)
         }
     }
 }
@@ -115,17 +110,17 @@ struct OpenAICompatibleTranscriber: Transcriber {
     static func streams(_ model: String) -> Bool { model.hasPrefix("gpt-4o") }
 
     func transcribe(_ request: TranscriptionRequest,
-                    onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
+                    onPartial: (@Sendable (String) -> Void)?) async throws(ProviderFailure) -> Transcription {
         let pieces = LongSegments.split(request.samples, bytesPerSample: request.uploadFormat == "flac" ? 1 : 2,
                                         limit: Self.uploadLimit - 64 * 1024)
         guard pieces.count > 1 else { return try await transcribeOne(request, onPartial: onPartial) }
-        return try await LongSegments.transcribe(request, in: pieces) { part throws(TranscriberFailure) in
+        return try await LongSegments.transcribe(request, in: pieces) { part throws(ProviderFailure) in
             try await transcribeOne(part, onPartial: nil)
         }
     }
 
     private func transcribeOne(_ request: TranscriptionRequest,
-                               onPartial: (@Sendable (String) -> Void)?) async throws(TranscriberFailure) -> Transcription {
+                               onPartial: (@Sendable (String) -> Void)?) async throws(ProviderFailure) -> Transcription {
         let streaming = Self.streams(model) && request.task == .transcribe
         var form = MultipartForm()
         if request.uploadFormat == "flac", let flac = try? FLACCodec.encode(request.samples, rate: request.rate) {
@@ -160,7 +155,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
         do throws(RetryingSender.Failure) {
             (response, attempts) = try await service.sender.send(http, onChunk: onChunk)
         } catch {
-            throw TranscriberFailure(error: ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
+            throw ProviderFailure(ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
         }
         var result = streaming
             ? try Self.parseStream(response, attempts: attempts)
@@ -173,16 +168,16 @@ struct OpenAICompatibleTranscriber: Transcriber {
     }
 
     /// The final text of an event stream (`transcript.text.done`, else the deltas).
-    static func parseStream(_ response: HTTPResponse, attempts: Int) throws(TranscriberFailure) -> Transcription {
+    static func parseStream(_ response: HTTPResponse, attempts: Int) throws(ProviderFailure) -> Transcription {
         let stream = StreamState()
         _ = stream.feed(response.body + Data([10, 10]))
         guard let text = stream.finalText else {
-            throw TranscriberFailure(error: .decoding("the event stream had no transcript events"), attempts: attempts)
+            throw ProviderFailure(.decoding("the event stream had no transcript events"), attempts: attempts)
         }
         return Transcription(text: text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    static func parse(_ response: HTTPResponse, format: String, attempts: Int) throws(TranscriberFailure) -> Transcription {
+    static func parse(_ response: HTTPResponse, format: String, attempts: Int) throws(ProviderFailure) -> Transcription {
         if format == "text" {
             return Transcription(text: String(decoding: response.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
@@ -193,7 +188,7 @@ struct OpenAICompatibleTranscriber: Transcriber {
             var segments: [Segment]?
         }
         guard let body = try? JSONDecoder().decode(Body.self, from: response.body) else {
-            throw TranscriberFailure(error: .decoding("expected JSON with a \"text\" field"), attempts: attempts)
+            throw ProviderFailure(.decoding("expected JSON with a \"text\" field"), attempts: attempts)
         }
         let text = body.text.trimmingCharacters(in: .whitespacesAndNewlines)
         // verbose_json: a segment the model itself thinks is not speech, with no text, is nothing.

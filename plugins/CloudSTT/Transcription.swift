@@ -38,7 +38,7 @@ extension CloudSTTElement {
                 task: current.task, uploadFormat: current.uploadFormat.wireName)
             let chain = transcribers.chain
             let outcome = await chain.run { index -> FallbackChain.Attempt<Transcription> in
-                do throws(TranscriberFailure) {
+                do throws(ProviderFailure) {
                     return .served(try await transcribers.members[index].transcribe(request, onPartial: { text in
                         emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
                     }))

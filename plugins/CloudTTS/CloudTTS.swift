@@ -42,15 +42,10 @@ import Synchronization
 
 public final class CloudTTSElement: AsyncTransform {
     public static let DEFAULT_PROVIDER = "local"
-    public static let DEFAULT_BASE_URL = ""
-    public static let DEFAULT_MODEL = ""
     public static let DEFAULT_VOICE = ""
     public static let DEFAULT_SPEED = 1.0
     public static let DEFAULT_INSTRUCTIONS = ""
     public static let DEFAULT_OVERLAP = SpeechOverlap.queue
-    public static let DEFAULT_TIMEOUT_MS = 30_000
-    public static let DEFAULT_MAX_RETRIES = 2
-    public static let DEFAULT_API_KEY_ENV = ""
     /// 0: the provider's own rate.
     public static let DEFAULT_SAMPLE_RATE = 0
     public static let DEFAULT_GENDER = VoiceGender.unspecified
@@ -76,11 +71,9 @@ public final class CloudTTSElement: AsyncTransform {
         ProviderFallback.problem(in: values, more: ["voice"], known: TTSProvider.values)
     }
 
-    public static let properties = [
-        ProviderFallback.providerSpec(blurb: "Who speaks", values: TTSProvider.values, default: DEFAULT_PROVIDER),
-        ProviderFallback.perProvider("base-url", nick: "Base URL",
-                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api.elevenlabs.io, texttospeech.googleapis.com); required for compatible", default: DEFAULT_BASE_URL),
-        ProviderFallback.perProvider("model", nick: "Model", blurb: "Speech model; empty = gpt-4o-mini-tts (openai, compatible), eleven_flash_v2_5 (elevenlabs)", default: DEFAULT_MODEL),
+    public static let properties = ProviderFallback.specs(for: TTSProvider.self, default: DEFAULT_PROVIDER, wording: .init(
+        who: "Who speaks", model: "Speech model",
+        retries: "Retries after a 429, 5xx, timeout or reset before any audio arrived")) + [
         ProviderFallback.perProvider("voice", nick: "Voice",
                      blurb: "The provider's voice: OpenAI's alloy, ash, ballad, coral, echo, fable, nova, onyx, sage, shimmer, verse; an ElevenLabs voice id; a Google voice name (es-ES-Neural2-A); an espeak-ng voice; empty = alloy, ElevenLabs' George, or by language", default: DEFAULT_VOICE),
         PropertySpec("sample-rate", nick: "Sample rate",
@@ -93,13 +86,7 @@ public final class CloudTTSElement: AsyncTransform {
                      .string(default: DEFAULT_INSTRUCTIONS)),
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
                      .enumeration(typeName: "GstParleyCloudSpeechOverlap", values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
-        PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
-                     .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
-        PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset before any audio arrived",
-                     .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
-        ProviderFallback.perProvider("api-key-env", nick: "API key variable",
-                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, ELEVENLABS_API_KEY or GOOGLE_API_KEY by provider", default: DEFAULT_API_KEY_ENV),
-    ] + ProviderFallback.specs
+    ]
       + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
                              failed: "Results the provider could not speak")
       + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
@@ -110,13 +97,10 @@ public final class CloudTTSElement: AsyncTransform {
         var speed = DEFAULT_SPEED
         var instructions = DEFAULT_INSTRUCTIONS
         var overlap = DEFAULT_OVERLAP
-        var timeoutMs = DEFAULT_TIMEOUT_MS
-        var maxRetries = DEFAULT_MAX_RETRIES
         var sampleRate = DEFAULT_SAMPLE_RATE
         var gender = DEFAULT_GENDER
-        /// provider, base-url, model, api-key-env and the breakers.
-        var fallback = ProviderFallback.defaults(provider: DEFAULT_PROVIDER, baseURL: DEFAULT_BASE_URL, model: DEFAULT_MODEL,
-                                                 apiKeyEnv: DEFAULT_API_KEY_ENV)
+        /// provider, base-url, model, api-key-env, timeout-ms, max-retries and the breakers.
+        var providers = ProviderFallback.Settings(provider: DEFAULT_PROVIDER)
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
@@ -166,14 +150,12 @@ public final class CloudTTSElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let chain = ProviderFallback.property(name, of: current.fallback) { return chain }
+        if let chain = ProviderFallback.property(name, of: current.providers) { return chain }
         switch name {
         case "voice": return .string(current.voice)
         case "speed": return .double(current.speed)
         case "instructions": return .string(current.instructions)
         case "overlap": return .enumeration(current.overlap.rawValue)
-        case "timeout-ms": return .int(current.timeoutMs)
-        case "max-retries": return .int(current.maxRetries)
         case "sample-rate": return .int(current.sampleRate)
         case "gender": return .enumeration(current.gender.rawValue)
         default: Self.unhandledProperty(name)
@@ -184,14 +166,12 @@ public final class CloudTTSElement: AsyncTransform {
         if stage.setCommonProperty(name, value) { return }
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
-            if ProviderFallback.set(name, value, in: &settings.fallback) { return }
+            if ProviderFallback.set(name, value, in: &settings.providers) { return }
             switch name {
             case "voice": settings.voice = value.string ?? ""
             case "speed": settings.speed = value.double
             case "instructions": settings.instructions = value.string ?? ""
             case "overlap": settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
-            case "timeout-ms": settings.timeoutMs = value.int
-            case "max-retries": settings.maxRetries = value.int
             case "sample-rate": settings.sampleRate = value.int
             case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
             default: Self.unhandledProperty(name)
@@ -203,7 +183,7 @@ public final class CloudTTSElement: AsyncTransform {
         let current = settings.withLock { $0 }
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
-            current.fallback, more: [("voice", current.voice)], known: TTSProvider.values, element: element,
+            current.providers, more: [("voice", current.voice)], known: TTSProvider.values, element: element,
             name: { (_, synthesizer: any SpeechSynthesizer) in synthesizer.name }
         ) { position in
             try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment,

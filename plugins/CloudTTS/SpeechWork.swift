@@ -106,7 +106,7 @@ extension CloudTTSElement {
             let outcome = await speakers.chain.run { index -> FallbackChain.Attempt<Int> in
                 let synthesizer = speakers.members[index]
                 let rate = synthesizer.rate
-                do throws(SynthesisFailure) {
+                do throws(ProviderFailure) {
                     return .served(try await synthesizer.synthesize(request) { samples in
                         guard stillCurrent() else { return false }
                         let (buffer, first, meta) = progress.withLock { state -> (Buffer, Bool, SpeechMeta) in

@@ -10,13 +10,6 @@ struct SynthesisRequest: Sendable {
     var instructions: String
 }
 
-struct SynthesisFailure: Error, Sendable {
-    var error: ProviderError
-    var attempts: Int
-    /// Audio had already left when the stream broke: it is not replayed.
-    var afterAudio: Bool
-}
-
 /// A speech provider behind `cloudtts`: audio (S16LE mono at `rate`)
 /// handed over chunk by chunk as it arrives; `onAudio` returns false to stop.
 protocol SpeechSynthesizer: Sendable {
@@ -25,7 +18,7 @@ protocol SpeechSynthesizer: Sendable {
     /// The variable the key came from (named in messages, never the key); nil for local engines.
     var keyVariable: String? { get }
     func synthesize(_ request: SynthesisRequest,
-                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int
 }
 
 /// espeak-ng in this process (the engine espeaktts uses), voice by language.
@@ -36,7 +29,7 @@ struct LocalSynthesizer: SpeechSynthesizer {
     var keyVariable: String? { nil }
 
     func synthesize(_ request: SynthesisRequest,
-                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
         var parameters = SpeechParameters(voice: voice, rate: min(450, max(80, Int((175 * request.speed).rounded()))),
                                           pitch: 50, volume: 100, wordGap: 0, ssml: false)
         if !request.language.isEmpty { parameters.language = request.language }
@@ -49,7 +42,7 @@ struct LocalSynthesizer: SpeechSynthesizer {
                 }
             }
         } catch {
-            throw SynthesisFailure(error: .engine(error.description), attempts: 1, afterAudio: false)
+            throw ProviderFailure(.engine(error.description), attempts: 1)
         }
         return 1
     }
@@ -60,7 +53,7 @@ extension RemoteService {
     /// `onAudio`. Retries (429 after the server's delay, 5xx, resets) only
     /// while no audio has left: a listener who heard the start must not hear
     /// it again. Returns the attempts made.
-    func streamPCM(_ request: HTTPRequest, onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+    func streamPCM(_ request: HTTPRequest, onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
         var http = request
         http.timeout = timeout
         let pcm = PCMStream(onAudio: onAudio)
@@ -75,12 +68,12 @@ extension RemoteService {
                 error = failure
             }
             let scrubbed = ProviderError.scrubbed(error, key: apiKey)
-            if pcm.emitted { throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: true) }
+            if pcm.emitted { throw ProviderFailure(scrubbed, attempts: attempt, afterAudio: true) }
             guard let delay = sender.policy.delay(after: error, attempt: attempt) else {
-                throw SynthesisFailure(error: scrubbed, attempts: attempt, afterAudio: false)
+                throw ProviderFailure(scrubbed, attempts: attempt)
             }
             do { try await Task.sleep(for: delay) } catch {
-                throw SynthesisFailure(error: .cancelled, attempts: attempt, afterAudio: false)
+                throw ProviderFailure(.cancelled, attempts: attempt)
             }
             attempt += 1
         }
@@ -102,7 +95,7 @@ struct OpenAISpeechSynthesizer: SpeechSynthesizer {
     var keyVariable: String? { service.keyVariable }
 
     func synthesize(_ request: SynthesisRequest,
-                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
         var body: [String: Any] = ["model": model, "voice": voice, "input": request.text,
                                    "response_format": "pcm", "speed": request.speed]
         if !request.instructions.isEmpty { body["instructions"] = request.instructions }

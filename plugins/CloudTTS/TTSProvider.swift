@@ -3,40 +3,27 @@ import Foundation
 import GstKit
 import ParleyCore
 
-/// The providers `cloudtts` can name in `provider` (alone or in a chain).
-public enum TTSProvider: String, Sendable, CaseIterable {
+/// The providers `cloudtts` can name in `provider` (alone or in a chain):
+/// its provider table.
+public enum TTSProvider: String, ProviderKind {
     case local, openai, compatible, elevenlabs, google
 
-    static let values = [
-        EnumValue(0, "local", "espeak-ng in this process, offline (22050 Hz)"),
-        EnumValue(1, "openai", "OpenAI /v1/audio/speech, streamed PCM at 24 kHz (OPENAI_API_KEY)"),
-        EnumValue(2, "compatible", "Any OpenAI-compatible speech server at base-url (parley serve, ...)"),
-        EnumValue(3, "elevenlabs", "ElevenLabs /v1/text-to-speech/{voice}/stream, streamed PCM (ELEVENLABS_API_KEY)"),
-        EnumValue(4, "google", "Google Cloud Text-to-Speech text:synthesize, LINEAR16 (GOOGLE_API_KEY)"),
-    ]
-
-    var defaultBaseURL: String {
+    public var info: ProviderInfo {
         switch self {
-        case .openai: "https://api.openai.com/v1"
-        case .elevenlabs: "https://api.elevenlabs.io"
-        case .google: "https://texttospeech.googleapis.com"
-        case .local, .compatible: ""
-        }
-    }
-
-    var defaultKeyVariable: String {
-        switch self {
-        case .elevenlabs: "ELEVENLABS_API_KEY"
-        case .google: "GOOGLE_API_KEY"
-        case .local, .openai, .compatible: "OPENAI_API_KEY"
-        }
-    }
-
-    var defaultModel: String {
-        switch self {
-        case .openai, .compatible: "gpt-4o-mini-tts"
-        case .elevenlabs: "eleven_flash_v2_5"
-        case .local, .google: ""
+        case .local:
+            .local("espeak-ng in this process, offline (22050 Hz)")
+        case .openai:
+            .remote("openai", "OpenAI /v1/audio/speech, streamed PCM at 24 kHz (OPENAI_API_KEY)",
+                    baseURL: "https://api.openai.com/v1", key: "OPENAI_API_KEY", model: "gpt-4o-mini-tts")
+        case .compatible:
+            .remote("compatible", "Any OpenAI-compatible speech server at base-url (parley serve, ...)",
+                    key: "OPENAI_API_KEY", keyRequired: false, model: "gpt-4o-mini-tts")
+        case .elevenlabs:
+            .remote("elevenlabs", "ElevenLabs /v1/text-to-speech/{voice}/stream, streamed PCM (ELEVENLABS_API_KEY)",
+                    baseURL: "https://api.elevenlabs.io", key: "ELEVENLABS_API_KEY", model: "eleven_flash_v2_5")
+        case .google:
+            .remote("google", "Google Cloud Text-to-Speech text:synthesize, LINEAR16 (GOOGLE_API_KEY)",
+                    baseURL: "https://texttospeech.googleapis.com", key: "GOOGLE_API_KEY")
         }
     }
 
@@ -61,31 +48,24 @@ public enum TTSProvider: String, Sendable, CaseIterable {
 
     var defaultRate: Int { self == .local ? EspeakEngine.shared.sampleRate : 24_000 }
 
-    struct SetupError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Builds one position of the chain at NULL→READY; what is missing is said here.
     func makeSynthesizer(_ position: ChainPosition, settings: CloudTTSElement.Settings,
                          environment: [String: String], trace: (@Sendable (String) -> Void)? = nil) throws -> any SpeechSynthesizer {
         let rate = settings.sampleRate == 0 ? defaultRate : settings.sampleRate
         if let rates, !rates.contains(rate) {
-            throw SetupError(description: "sample-rate=\(settings.sampleRate): \(rawValue) speaks at \(rates.map(String.init).joined(separator: ", ")) Hz only")
+            throw ProviderSetupError("sample-rate=\(settings.sampleRate): \(rawValue) speaks at \(rates.map(String.init).joined(separator: ", ")) Hz only")
         }
         let voice = position.options["voice"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultVoice
-        let model = position.model.isEmpty ? defaultModel : position.model
+        let model = model(position)
         if self == .local {
-            guard EspeakEngine.shared.isAvailable else { throw SetupError(description: "espeak-ng could not start (is espeak-ng-data installed?)") }
+            guard EspeakEngine.shared.isAvailable else { throw ProviderSetupError("espeak-ng could not start (is espeak-ng-data installed?)") }
             if !voice.isEmpty {
-                do { try EspeakEngine.shared.checkVoice(voice) } catch { throw SetupError(description: "voice: \(error.description)") }
+                do { try EspeakEngine.shared.checkVoice(voice) } catch { throw ProviderSetupError("voice: \(error.description)") }
             }
             return LocalSynthesizer(voice: voice)
         }
-        let service = try RemoteService.make(
-            provider: rawValue, baseURL: position.baseURL, defaultBaseURL: { _ in defaultBaseURL },
-            keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv,
-            keyRequired: self != .compatible, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs,
-            environment: environment, trace: trace)
+        let service = try RemoteService.make(info, at: position, maxRetries: settings.providers.maxRetries,
+                                             timeoutMs: settings.providers.timeoutMs, environment: environment, trace: trace)
         switch self {
         case .elevenlabs:
             return ElevenLabsSynthesizer(service: service, voice: voice, model: model, rate: rate)

@@ -15,7 +15,7 @@ struct ElevenLabsSynthesizer: SpeechSynthesizer {
     var keyVariable: String? { service.keyVariable }
 
     func synthesize(_ request: SynthesisRequest,
-                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
         var body: [String: Any] = ["text": request.text, "model_id": model]
         if !request.language.isEmpty && (model.hasSuffix("_v2_5") || model.hasSuffix("_v3")) {
             body["language_code"] = LanguageNames.primary(request.language)
@@ -57,7 +57,7 @@ struct GoogleSynthesizer: SpeechSynthesizer {
     }
 
     func synthesize(_ request: SynthesisRequest,
-                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(SynthesisFailure) -> Int {
+                    onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
         var voiceFields: [String: Any] = ["languageCode": languageCode(request.language)]
         if !voice.isEmpty { voiceFields["name"] = voice }
         if gender != .unspecified { voiceFields["ssmlGender"] = gender.ssmlName }
@@ -74,11 +74,11 @@ struct GoogleSynthesizer: SpeechSynthesizer {
         do throws(RetryingSender.Failure) {
             (response, attempts) = try await service.sender.send(http)
         } catch {
-            throw SynthesisFailure(error: ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts, afterAudio: false)
+            throw ProviderFailure(ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
         }
         let samples: [Int16]
         do throws(ProviderError) { samples = try Self.decode(response.body, rate: rate) } catch {
-            throw SynthesisFailure(error: error, attempts: attempts, afterAudio: false)
+            throw ProviderFailure(error, attempts: attempts)
         }
         let chunk = max(1, rate / 10)
         var offset = 0

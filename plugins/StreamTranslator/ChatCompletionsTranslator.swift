@@ -14,7 +14,7 @@ struct ChatCompletionsTranslator: RemoteTranslator {
     var name: String { "\(provider) (\(service.host))" }
 
     func translate(_ request: TranslationRequest,
-                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(ProviderFailure) -> Translation {
         var messages: [[String: String]] = [["role": "system", "content": request.systemPrompt]]
         for pair in request.context {
             messages.append(["role": "user", "content": pair.source])
@@ -39,15 +39,15 @@ struct ChatCompletionsTranslator: RemoteTranslator {
                 for partial in stream.feed(chunk) { onPartial(partial) }
             }
         } catch {
-            throw TranslatorFailure(error: ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
+            throw ProviderFailure(ProviderError.scrubbed(error.error, key: service.apiKey), attempts: error.attempts)
         }
         _ = stream.feed(Data([10, 10]))  // a last event without its blank line
         let outcome = stream.outcome
         if let message = outcome.error {
-            throw TranslatorFailure(error: .server(status: response.status, message: message), attempts: attempts)
+            throw ProviderFailure(.server(status: response.status, message: message), attempts: attempts)
         }
         guard outcome.sawContent || outcome.finishReason != nil else {
-            throw TranslatorFailure(error: .decoding("the answer had no chat completion chunks"), attempts: attempts)
+            throw ProviderFailure(.decoding("the answer had no chat completion chunks"), attempts: attempts)
         }
         return Translation(text: outcome.text, finishReason: outcome.finishReason ?? .stop, attempts: attempts,
                            firstTokenAt: outcome.firstTokenAt.map { max($0, sentAt) })

@@ -1,5 +1,6 @@
 import ApertiumEngine
 import Foundation
+import ParleyCore
 
 /// The offline answerer behind `mode=assistant provider=local`: not a
 /// language model (none ships in Debian), a handful of intents a voice
@@ -146,7 +147,7 @@ struct LocalAssistantTranslator: TextTranslator {
     var name: String { "local (offline assistant\(answerTranslator.map { ", apertium \($0.mode)" } ?? ""))" }
 
     func translate(_ request: TranslationRequest,
-                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(ProviderFailure) -> Translation {
         let english = assistant.answer(request.text, previous: request.context.map(\.source))
         guard let engine = answerTranslator else { return Translation(text: english) }
         return try await engine.translation(of: english)

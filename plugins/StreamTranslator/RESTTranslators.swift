@@ -28,7 +28,7 @@ struct RESTTranslator: RemoteTranslator {
     }
 
     func translate(_ request: TranslationRequest,
-                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(ProviderFailure) -> Translation {
         let root = service.root
         let primary = LanguageNames.primary
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
@@ -60,10 +60,10 @@ struct RESTTranslator: RemoteTranslator {
             (response, attempts) = try await service.sender.send(http)
         } catch {
             // A 456 (DeepL's used-up quota) disables the provider: see ProviderError.disablesProvider.
-            throw TranslatorFailure(error: ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
+            throw ProviderFailure(ProviderError.scrubbed(error.error, key: apiKey), attempts: error.attempts)
         }
         guard let text = Self.text(of: response.body, vendor: vendor) else {
-            throw TranslatorFailure(error: .decoding("expected \(Self.expected(vendor))"), attempts: attempts)
+            throw ProviderFailure(.decoding("expected \(Self.expected(vendor))"), attempts: attempts)
         }
         return Translation(text: text, attempts: attempts)
     }

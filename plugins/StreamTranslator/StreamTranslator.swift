@@ -47,8 +47,6 @@ import Synchronization
 
 public final class StreamTranslatorElement: AsyncTransform {
     public static let DEFAULT_PROVIDER = "local"
-    public static let DEFAULT_BASE_URL = ""
-    public static let DEFAULT_MODEL = ""
     public static let DEFAULT_SOURCE_LANGUAGE = "auto"
     public static let DEFAULT_TARGET_LANGUAGE = "es"
     public static let DEFAULT_SYSTEM_PROMPT = ""
@@ -60,9 +58,6 @@ public final class StreamTranslatorElement: AsyncTransform {
     public static let DEFAULT_CACHE_TTL_S = 86_400
     public static let DEFAULT_CACHE_DIR = ""
 
-    public static let DEFAULT_TIMEOUT_MS = 30_000
-    public static let DEFAULT_MAX_RETRIES = 2
-    public static let DEFAULT_API_KEY_ENV = ""
     /// Two requests at once: a slow answer does not hold the next one back (order is kept anyway).
     public static let DEFAULT_MAX_IN_FLIGHT = 2
     /// A result's first output once its text arrived.
@@ -83,11 +78,8 @@ public final class StreamTranslatorElement: AsyncTransform {
         ProviderFallback.problem(in: values, known: TranslatorProvider.values)
     }
 
-    public static let properties = [
-        ProviderFallback.providerSpec(blurb: "Who translates", values: TranslatorProvider.values, default: DEFAULT_PROVIDER),
-        ProviderFallback.perProvider("base-url", nick: "Base URL",
-                     blurb: "API base URL; empty = the provider's (api.openai.com/v1, api(-free).deepl.com, translation.googleapis.com, libretranslate.com); required for compatible", default: DEFAULT_BASE_URL),
-        ProviderFallback.perProvider("model", nick: "Model", blurb: "Chat model; empty = gpt-4o-mini", default: DEFAULT_MODEL),
+    public static let properties = ProviderFallback.specs(for: TranslatorProvider.self, default: DEFAULT_PROVIDER, wording: .init(
+        who: "Who translates", model: "Chat model")) + [
         PropertySpec("source-language", nick: "Source language",
                      blurb: "BCP-47 language of the text, or auto: the language in each result's meta (else en)",
                      .string(default: DEFAULT_SOURCE_LANGUAGE)),
@@ -112,13 +104,7 @@ public final class StreamTranslatorElement: AsyncTransform {
                      .string(default: DEFAULT_CACHE_DIR)),
         PropertySpec("cache-ttl-s", nick: "Cache lifetime", blurb: "How long a cached translation is used, in seconds",
                      .int(default: DEFAULT_CACHE_TTL_S, range: 0...(365 * 86_400))),
-        PropertySpec("timeout-ms", nick: "Timeout", blurb: "Longest a request may take, in ms",
-                     .int(default: DEFAULT_TIMEOUT_MS, range: 100...600_000)),
-        PropertySpec("max-retries", nick: "Max retries", blurb: "Retries after a 429, 5xx, timeout or reset (never after 401/403)",
-                     .int(default: DEFAULT_MAX_RETRIES, range: 0...10)),
-        ProviderFallback.perProvider("api-key-env", nick: "API key variable",
-                     blurb: "Environment variable holding the API key; empty = OPENAI_API_KEY, DEEPL_API_KEY, GOOGLE_API_KEY or LIBRETRANSLATE_API_KEY by provider", default: DEFAULT_API_KEY_ENV),
-    ] + ProviderFallback.specs + [
+    ] + [
         PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache (a text repeated while its request was out included)",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ] + ResultCounters.specs(final: "Segments translated", skipped: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
@@ -137,11 +123,8 @@ public final class StreamTranslatorElement: AsyncTransform {
         var cache = DEFAULT_CACHE
         var cacheTTLs = DEFAULT_CACHE_TTL_S
         var cacheDir = DEFAULT_CACHE_DIR
-        var timeoutMs = DEFAULT_TIMEOUT_MS
-        var maxRetries = DEFAULT_MAX_RETRIES
-        /// provider, base-url, model, api-key-env and the breakers.
-        var fallback = ProviderFallback.defaults(provider: DEFAULT_PROVIDER, baseURL: DEFAULT_BASE_URL, model: DEFAULT_MODEL,
-                                                 apiKeyEnv: DEFAULT_API_KEY_ENV)
+        /// provider, base-url, model, api-key-env, timeout-ms, max-retries and the breakers.
+        var providers = ProviderFallback.Settings(provider: DEFAULT_PROVIDER)
         var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
 
@@ -174,7 +157,7 @@ public final class StreamTranslatorElement: AsyncTransform {
     public func property(named name: String) -> PropertyValue {
         let current = settings.withLock { $0 }
         if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let chain = ProviderFallback.property(name, of: current.fallback) { return chain }
+        if let chain = ProviderFallback.property(name, of: current.providers) { return chain }
         switch name {
         case "source-language": return .string(current.sourceLanguage)
         case "target-language": return .string(current.targetLanguage)
@@ -186,8 +169,6 @@ public final class StreamTranslatorElement: AsyncTransform {
         case "cache": return .bool(current.cache)
         case "cache-ttl-s": return .int(current.cacheTTLs)
         case "cache-dir": return .string(current.cacheDir)
-        case "timeout-ms": return .int(current.timeoutMs)
-        case "max-retries": return .int(current.maxRetries)
         case "cache-hits": return .uint64(cacheHits.load(ordering: .relaxed))
         default: Self.unhandledProperty(name)
         }
@@ -197,7 +178,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         if stage.setCommonProperty(name, value) { return }
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.queue) { return }
-            if ProviderFallback.set(name, value, in: &settings.fallback) { return }
+            if ProviderFallback.set(name, value, in: &settings.providers) { return }
             switch name {
             case "source-language": settings.sourceLanguage = value.string ?? ""
             case "target-language": settings.targetLanguage = value.string ?? ""
@@ -209,8 +190,6 @@ public final class StreamTranslatorElement: AsyncTransform {
             case "cache": settings.cache = value.bool
             case "cache-ttl-s": settings.cacheTTLs = value.int
             case "cache-dir": settings.cacheDir = value.string ?? ""
-            case "timeout-ms": settings.timeoutMs = value.int
-            case "max-retries": settings.maxRetries = value.int
             default: Self.unhandledProperty(name)
             }
         }
@@ -259,7 +238,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         let detected = Self.followsResults(current)
         let environment = ProcessInfo.processInfo.environment
         let (made, chain) = try ProviderFallback.assemble(
-            current.fallback, known: TranslatorProvider.values, element: element,
+            current.providers, known: TranslatorProvider.values, element: element,
             // Following each result's language, a provider is named by its kind
             // (local), not by the pair set up for the fallback language.
             name: { (position, translator: any TextTranslator) in detected ? position.provider : translator.name }
@@ -292,9 +271,9 @@ public final class StreamTranslatorElement: AsyncTransform {
     /// The chain position `index`'s translator for `source`, made on first
     /// use when results arrive in a language the element was not set up for
     /// (source-language=auto).
-    func translator(_ index: Int, for source: String) -> Result<any TextTranslator, TranslatorFailure> {
+    func translator(_ index: Int, for source: String) -> Result<any TextTranslator, ProviderFailure> {
         guard let positions = translators.withLock({ $0?.positions }) else {
-            return .failure(TranslatorFailure(error: .engine("no provider is set up"), attempts: 0))
+            return .failure(ProviderFailure(.engine("no provider is set up"), attempts: 0))
         }
         if let existing = translators.withLock({ $0?.made[source]?[index] }) { return .success(existing) }
         let current = settings.withLock { $0 }
@@ -311,7 +290,7 @@ public final class StreamTranslatorElement: AsyncTransform {
                 return made
             })
         } catch {
-            return .failure(TranslatorFailure(error: .engine("\(error)"), attempts: 0))
+            return .failure(ProviderFailure(.engine("\(error)"), attempts: 0))
         }
     }
 

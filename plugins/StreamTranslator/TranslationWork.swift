@@ -44,11 +44,12 @@ extension StreamTranslatorElement {
                 .replacingOccurrences(of: "{source}", with: LanguageNames.name(LanguageNames.primary(source)).capitalized)
                 .replacingOccurrences(of: "{target}", with: LanguageNames.name(LanguageNames.primary(current.targetLanguage)).capitalized)
             // Named by the chain as configured, whoever in it served: a fallback's answer is reused too.
-            let chain = current.fallback
-            let isLocal = chain.provider == TranslatorProvider.local.rawValue
+            let configured = current.providers
+            let isLocal = configured.provider == TranslatorProvider.local.rawValue
             let context = current.contextSegments > 0 ? state.withLock { Array($0.context.suffix(current.contextSegments)) } : []
-            let key = TranslationCache.Key(provider: isLocal ? "local" : "\(chain.provider) \(chain.baseURL)",
-                                           model: isLocal ? "" : (chain.model.isEmpty ? TranslatorProvider.defaultModel : chain.model),
+            // The model part names the chat default for every remote chain, as keys always have (entries on disk stay valid).
+            let key = TranslationCache.Key(provider: isLocal ? "local" : "\(configured.provider) \(configured.baseURL)",
+                                           model: isLocal ? "" : (configured.model.isEmpty ? TranslatorProvider.openai.defaultModel : configured.model),
                                            source: source, target: current.targetLanguage, prompt: prompt, text: text,
                                            context: context.map { "\($0.source)\u{1E}\($0.result)" }.joined(separator: "\u{1D}"))
             var meta = segment.meta
@@ -105,7 +106,7 @@ extension StreamTranslatorElement {
                 case .success(let made): translator = made
                 case .failure(let failure): return .failed(failure.error, attempts: 0)
                 }
-                do throws(TranslatorFailure) {
+                do throws(ProviderFailure) {
                     return .served((try await translator.translate(request, onPartial: onPartial), translator.name))
                 } catch {
                     return .failed(error.error, attempts: error.attempts)

@@ -28,11 +28,6 @@ struct Translation: Sendable {
     var firstTokenAt: UInt64?
 }
 
-struct TranslatorFailure: Error, Sendable {
-    var error: ProviderError
-    var attempts: Int
-}
-
 /// A translation provider behind `streamtranslator`.
 protocol TextTranslator: Sendable {
     /// Who serves requests, for messages ("local (apertium eng-spa)").
@@ -40,7 +35,7 @@ protocol TextTranslator: Sendable {
     /// Translates; `onPartial` receives the text so far for providers that
     /// stream (an empty text retracts what a broken attempt streamed).
     func translate(_ request: TranslationRequest,
-                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(ProviderFailure) -> Translation
     func shutdown()
 }
 
@@ -56,7 +51,7 @@ struct SameLanguageTranslator: TextTranslator {
     var name: String { "local (same language: not translated)" }
 
     func translate(_ request: TranslationRequest,
-                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(ProviderFailure) -> Translation {
         Translation(text: request.text)
     }
 
@@ -68,7 +63,7 @@ struct ApertiumTextTranslator: TextTranslator {
     var name: String { "local (apertium \(engine.mode))" }
 
     func translate(_ request: TranslationRequest,
-                   onPartial: @escaping @Sendable (String) -> Void) async throws(TranslatorFailure) -> Translation {
+                   onPartial: @escaping @Sendable (String) -> Void) async throws(ProviderFailure) -> Translation {
         try await engine.translation(of: request.text)
     }
 
@@ -77,11 +72,11 @@ struct ApertiumTextTranslator: TextTranslator {
 
 extension ApertiumTranslator {
     /// `text` translated, the blocking pipe read kept off Swift's small cooperative pool.
-    func translation(of text: String) async throws(TranslatorFailure) -> Translation {
+    func translation(of text: String) async throws(ProviderFailure) -> Translation {
         do throws(ApertiumError) {
             return Translation(text: try await OffPool.run { () throws(ApertiumError) in try self.translate(text) })
         } catch {
-            throw TranslatorFailure(error: .engine(error.description), attempts: 1)
+            throw ProviderFailure(.engine(error.description), attempts: 1)
         }
     }
 }

@@ -3,41 +3,33 @@ import Foundation
 import GstKit
 import ParleyCore
 
-/// The providers `streamtranslator` can name in `provider` (alone or in a chain).
-public enum TranslatorProvider: String, Sendable, CaseIterable {
+/// The providers `streamtranslator` can name in `provider` (alone or in a
+/// chain): its provider table.
+public enum TranslatorProvider: String, ProviderKind {
     case local, openai, compatible, deepl, google, libretranslate
 
-    static let values = [
-        EnumValue(0, "local", "Apertium from Debian, offline (one long-lived process per language pair; without a pair, two through Spanish or another language)"),
-        EnumValue(1, "openai", "OpenAI chat completions, streamed (OPENAI_API_KEY)"),
-        EnumValue(2, "compatible", "Any OpenAI-compatible chat completions server at base-url (parley serve, vLLM, ...)"),
-        EnumValue(3, "deepl", "DeepL /v2/translate (DEEPL_API_KEY; keys ending :fx use the free host)"),
-        EnumValue(4, "google", "Google Cloud Translation v2 (GOOGLE_API_KEY)"),
-        EnumValue(5, "libretranslate", "LibreTranslate /translate at base-url (default https://libretranslate.com; LIBRETRANSLATE_API_KEY if the server wants one)"),
-    ]
-
-    var defaultBaseURL: String {
+    public var info: ProviderInfo {
         switch self {
-        case .openai: "https://api.openai.com/v1"
-        case .google: "https://translation.googleapis.com"
-        case .libretranslate: "https://libretranslate.com"
-        case .local, .compatible, .deepl: ""
+        case .local:
+            .local("Apertium from Debian, offline (one long-lived process per language pair; without a pair, two through Spanish or another language)")
+        case .openai:
+            .remote("openai", "OpenAI chat completions, streamed (OPENAI_API_KEY)",
+                    baseURL: "https://api.openai.com/v1", key: "OPENAI_API_KEY", model: "gpt-4o-mini")
+        case .compatible:
+            .remote("compatible", "Any OpenAI-compatible chat completions server at base-url (parley serve, vLLM, ...)",
+                    key: "OPENAI_API_KEY", keyRequired: false, model: "gpt-4o-mini")
+        case .deepl:
+            // Keys ending :fx go to the free host (RESTTranslator.deeplBaseURL).
+            .remote("deepl", "DeepL /v2/translate (DEEPL_API_KEY; keys ending :fx use the free host)",
+                    baseURL: "https://api.deepl.com", key: "DEEPL_API_KEY")
+        case .google:
+            .remote("google", "Google Cloud Translation v2 (GOOGLE_API_KEY)",
+                    baseURL: "https://translation.googleapis.com", key: "GOOGLE_API_KEY")
+        case .libretranslate:
+            .remote("libretranslate", "LibreTranslate /translate at base-url (default https://libretranslate.com; LIBRETRANSLATE_API_KEY if the server wants one)",
+                    baseURL: "https://libretranslate.com", key: "LIBRETRANSLATE_API_KEY", keyRequired: false)
         }
     }
-
-    var defaultKeyVariable: String {
-        switch self {
-        case .deepl: "DEEPL_API_KEY"
-        case .google: "GOOGLE_API_KEY"
-        case .libretranslate: "LIBRETRANSLATE_API_KEY"
-        case .local, .openai, .compatible: "OPENAI_API_KEY"
-        }
-    }
-
-    /// Whether requests need a key (compatible servers and LibreTranslate may not).
-    var needsKey: Bool { self == .openai || self == .deepl || self == .google }
-    static let defaultModel = "gpt-4o-mini"
-
 
     /// Builds one position of the chain for `sourceLanguage` (at NULL→READY,
     /// or on first use for a language auto-detection brings); what is missing is said here.
@@ -49,7 +41,7 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
             let installed = ApertiumTranslator.installedModes()
             let mode = LanguageNames.primary(settings.targetLanguage) == "en" ? nil
                 : ApertiumTranslator.mode(from: "en", to: settings.targetLanguage, installed: installed)
-            return LocalAssistantTranslator(answerTranslator: try mode.map { try ApertiumTranslator(mode: $0, timeoutMs: settings.timeoutMs) })
+            return LocalAssistantTranslator(answerTranslator: try mode.map { try ApertiumTranslator(mode: $0, timeoutMs: settings.providers.timeoutMs) })
         case .local where LanguageTag.isSameLanguage(sourceLanguage, settings.targetLanguage):
             return SameLanguageTranslator()
         case .local:
@@ -57,20 +49,18 @@ public enum TranslatorProvider: String, Sendable, CaseIterable {
             guard let mode = ApertiumTranslator.mode(from: sourceLanguage, to: settings.targetLanguage, installed: installed) else {
                 throw ApertiumError.noPair(from: sourceLanguage, to: settings.targetLanguage, installed: installed)
             }
-            return ApertiumTextTranslator(engine: try ApertiumTranslator(mode: mode, timeoutMs: settings.timeoutMs))
+            return ApertiumTextTranslator(engine: try ApertiumTranslator(mode: mode, timeoutMs: settings.providers.timeoutMs))
         case .openai, .compatible, .deepl, .google, .libretranslate:
             let service = try RemoteService.make(
-                provider: rawValue, baseURL: position.baseURL,
-                defaultBaseURL: { self == .deepl ? RESTTranslator.deeplBaseURL(key: $0) : defaultBaseURL },
-                keyVariable: position.apiKeyEnv.isEmpty ? defaultKeyVariable : position.apiKeyEnv, keyRequired: needsKey,
-                maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, environment: environment, trace: trace)
+                info, at: position, maxRetries: settings.providers.maxRetries, timeoutMs: settings.providers.timeoutMs,
+                environment: environment, baseURLForKey: self == .deepl ? { RESTTranslator.deeplBaseURL(key: $0) } : nil, trace: trace)
             switch self {
             case .deepl: return RESTTranslator(vendor: .deepl, service: service)
             case .google: return RESTTranslator(vendor: .google, service: service)
             case .libretranslate: return RESTTranslator(vendor: .libretranslate, service: service)
             default:
                 return ChatCompletionsTranslator(provider: rawValue, service: service,
-                                                 model: position.model.isEmpty ? Self.defaultModel : position.model)
+                                                 model: model(position))
             }
         }
     }
