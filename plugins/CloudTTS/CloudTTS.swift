@@ -85,7 +85,7 @@ public final class CloudTTSElement: AsyncTransform {
         PropertySpec("instructions", nick: "Instructions", blurb: "How to speak (gpt-4o-mini-tts), e.g. \"calm and clear\"",
                      .string(default: DEFAULT_INSTRUCTIONS)),
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
-                     .enumeration(typeName: "GstParleyCloudSpeechOverlap", values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
+                     .enumeration(typeName: SpeechOverlap.typeName, values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
     ]
       + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
                              failed: "Results the provider could not speak")
@@ -110,26 +110,13 @@ public final class CloudTTSElement: AsyncTransform {
         var chain: FallbackChain
     }
 
-    /// Streaming state, replaced whole on start and flush.
-    struct Timeline {
-        var nextFree: UInt64 = 0
-        var received: UInt64 = 0
-        var streamLanguage = ""
-        /// The segment of the last result accepted: with `overlap=interrupt` only a
-        /// new segment cuts speech, so a translation's sentences do not cut each other.
-        var lastSegment: UInt64?
-        /// The rate of the caps last pushed: a result at another rate pushes new caps first.
-        var pushedRate: Int?
-    }
-
     public let element: ElementHandle
     public let stage: AsyncStage
     let settings = Mutex(Settings())
-    let timeline = Mutex(Timeline())
+    /// Placement, barge-in and the stream's language (SpeechTimeline), replaced whole on start.
+    let timeline = SpeechTimeline.Shared()
     let speakers = Mutex<Speakers?>(nil)
     let counters = ResultCounters()
-    /// Bumped by a barge-in or a flush: speech of an older generation stops.
-    let generation = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) {
         self.element = element
@@ -197,36 +184,28 @@ public final class CloudTTSElement: AsyncTransform {
     public func start() throws(ElementMessageText) {
         counters.reset()
         let firstRate = speakers.withLock { $0?.members.first?.rate }
-        timeline.withLock { $0 = Timeline(pushedRate: firstRate) }
+        timeline.reset(SpeechTimeline(pushedRate: firstRate))
     }
 
     public func close() { speakers.withLock { $0 = nil } }
 
     public func accept(_ buffer: Buffer) -> [StageWork] {
-        let number = timeline.withLock { timeline in
-            defer { timeline.received += 1 }
-            return timeline.received
-        }
+        let number = timeline.withLock { $0.receive() }
         let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
         guard meta.status == .final else { return [] }
         let current = settings.withLock { $0 }
-        let newSegment = timeline.withLock { timeline in
-            defer { timeline.lastSegment = meta.segmentID }
-            return timeline.lastSegment != meta.segmentID
-        }
-        let myGeneration = current.overlap == .interrupt && newSegment
-            ? generation.add(1, ordering: .relaxed).newValue : generation.load(ordering: .relaxed)
+        let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
         let text = String(validating: buffer.withBytes { Array($0) }, as: UTF8.self)
         return [work(Utterance(text: text,
                                pts: buffer.pts, meta: meta, settings: current, receivedAt: MonotonicClock.nanoseconds(),
-                               generation: myGeneration))]
+                               generation: generation))]
     }
 
     public func sinkEvent(_ event: Event) -> [StageWork] {
         switch event.view {
         case .tag(let language?): timeline.withLock { $0.streamLanguage = language }
-        case .flushStart: generation.add(1, ordering: .relaxed)
-        case .flushStop: timeline.withLock { $0.nextFree = 0 }
+        case .flushStart: timeline.withLock { $0.flushStarted() }
+        case .flushStop: timeline.withLock { $0.flushStopped() }
         default: break
         }
         return []

@@ -4,21 +4,21 @@ import ParleyCore
 import ParleySpeech
 import Synchronization
 
-/// Where one utterance falls on the output timeline, decided on the push
-/// thread as its audio leaves (in order), so utterances fetched at the same
-/// time never overlap: it starts at its text's PTS, or when the previous
-/// speech ends if that is later.
+/// One utterance's place on the element's SpeechTimeline, decided on the
+/// push thread as its audio leaves (in order), so utterances fetched at the
+/// same time never overlap. The rules are SpeechTimeline's; this keeps the
+/// utterance's own start and end and writes the markers around its audio.
 final class Placement: @unchecked Sendable {
     // @unchecked: used only on the stage's push thread, one output after another.
     private let pts: UInt64
-    private let element: CloudTTSElement
+    private let timeline: SpeechTimeline.Shared
     private let id: UInt64
     private var start: UInt64?
     private var end: UInt64 = 0
 
-    init(pts: UInt64, element: CloudTTSElement, id: UInt64) {
+    init(pts: UInt64, timeline: SpeechTimeline.Shared, id: UInt64) {
         self.pts = pts
-        self.element = element
+        self.timeline = timeline
         self.id = id
     }
 
@@ -26,10 +26,7 @@ final class Placement: @unchecked Sendable {
     /// first (after new caps when the rate is not the one downstream has).
     func place(_ output: inout StageOutput, rate: Int) {
         if start == nil {
-            let (begin, newRate) = element.timeline.withLock { timeline -> (UInt64, Bool) in
-                defer { timeline.pushedRate = rate }
-                return (pts == Gst.clockTimeNone ? timeline.nextFree : max(pts, timeline.nextFree), timeline.pushedRate != rate)
-            }
+            let (begin, newRate) = timeline.withLock { [pts] in ($0.start(for: pts), $0.switchRate(to: rate)) }
             start = begin
             if newRate { output.eventsBefore.append(Event.caps(AudioFormat(rate: rate).caps)) }
             output.eventsBefore.append(Event.customDownstream(Structure("parley/tts-start", [
@@ -41,7 +38,7 @@ final class Placement: @unchecked Sendable {
             end = buffer.pts + buffer.duration
         }
         let reached = end
-        element.timeline.withLock { $0.nextFree = max($0.nextFree, reached) }
+        timeline.withLock { $0.spoke(until: reached) }
     }
 
     /// The result: the end marker after the audio, if any left. A result
@@ -76,7 +73,7 @@ extension CloudTTSElement {
     func work(_ utterance: Utterance) -> StageWork {
         let id = utterance.meta.segmentID
         return StageWork(progressive: { [self] emit in
-            let stillCurrent: @Sendable () -> Bool = { [self] in generation.load(ordering: .relaxed) <= utterance.generation }
+            let stillCurrent: @Sendable () -> Bool = { [timeline] in timeline.isCurrent(utterance.generation) }
             let text = (utterance.text ?? "").replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
             func result(_ status: SpeechStatus, _ warning: String?) -> StageOutput {
                 counters.count(status)
@@ -101,7 +98,7 @@ extension CloudTTSElement {
                 speed: utterance.settings.speed, instructions: utterance.settings.instructions)
             // Buffers carry their offset in the utterance; where the utterance
             // starts is decided as it leaves, after the one before it ended.
-            let placement = Placement(pts: utterance.pts, element: self, id: id)
+            let placement = Placement(pts: utterance.pts, timeline: timeline, id: id)
             let progress = Mutex((samples: UInt64(0), meta: utterance.meta))
             let outcome = await speakers.chain.run { index -> FallbackChain.Attempt<Int> in
                 let synthesizer = speakers.members[index]

@@ -8,7 +8,9 @@
 // first audio leaves long before a sentence is done. The output keeps the
 // input's time domain: a result is spoken from its text's PTS, or right
 // after the previous speech if that is later (`overlap=queue`); with
-// `overlap=interrupt` a new result cuts the speech in progress (barge-in).
+// `overlap=interrupt` a result of a new segment cuts the speech in progress and
+// drops what is queued (barge-in; the sentences of one segment do not cut
+// each other: SpeechTimeline, the rules cloudtts follows too).
 // With no voice set, the voice follows the language in the meta or the
 // stream's language tag. `parley/tts-word` and `parley/tts-sentence`
 // messages mark each word and sentence (offset in stream time, position in
@@ -57,24 +59,12 @@ public final class EspeakTTSElement: AsyncTransform {
         var overlap = DEFAULT_OVERLAP
     }
 
-    /// Where the spoken output stands; replaced whole on start and flush.
-    struct Timeline {
-        /// Stream time at which the last speech ended.
-        var nextFree: UInt64 = 0
-        /// The stream's language from its tags, used when neither the voice
-        /// property nor the meta says.
-        var streamLanguage = ""
-    }
-
     public let element: ElementHandle
     public let stage: AsyncStage
     private let settings = Mutex(Settings())
-    private let timeline = Mutex(Timeline())
-    /// Bumped by a barge-in or a flush: speech of an older generation stops.
-    private let generation = Atomic<UInt64>(0)
+    /// Placement, barge-in and the stream's language (SpeechTimeline), replaced whole on start.
+    private let timeline = SpeechTimeline.Shared()
     private let spoken = Atomic<UInt64>(0)
-    /// Results accepted: numbers results that carry no speech meta.
-    private let accepted = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) {
         self.element = element
@@ -116,12 +106,11 @@ public final class EspeakTTSElement: AsyncTransform {
 
     public func start() throws(ElementMessageText) {
         spoken.store(0, ordering: .relaxed)
-        accepted.store(0, ordering: .relaxed)
-        timeline.withLock { $0 = Timeline() }
+        timeline.reset(SpeechTimeline())
     }
 
     public func accept(_ buffer: Buffer) -> [StageWork] {
-        let number = accepted.add(1, ordering: .relaxed).oldValue
+        let number = timeline.withLock { $0.receive() }
         // A result with no meta (plain text) is numbered in arrival order.
         let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
         if meta.status != .final { return [] }
@@ -129,10 +118,9 @@ public final class EspeakTTSElement: AsyncTransform {
         // espeak-ng reads a C string: a NUL would end the text there, silently.
         let text = buffer.text.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return [] }
-        let myGeneration = current.overlap == .interrupt
-            ? generation.add(1, ordering: .relaxed).newValue : generation.load(ordering: .relaxed)
+        let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
         return [work(Utterance(text: text, pts: buffer.pts, meta: meta, parameters: current.speech.parameters,
-                               receivedAt: MonotonicClock.nanoseconds(), generation: myGeneration))]
+                               receivedAt: MonotonicClock.nanoseconds(), generation: generation))]
     }
 
     public func sinkEvent(_ event: Event) -> [StageWork] {
@@ -140,9 +128,9 @@ public final class EspeakTTSElement: AsyncTransform {
         case .tag(let language?):
             timeline.withLock { $0.streamLanguage = language }
         case .flushStart:
-            generation.add(1, ordering: .relaxed)
+            timeline.withLock { $0.flushStarted() }
         case .flushStop:
-            timeline.withLock { $0.nextFree = 0 }
+            timeline.withLock { $0.flushStopped() }
         default:
             break
         }
@@ -169,7 +157,7 @@ public final class EspeakTTSElement: AsyncTransform {
     /// blocks under its global lock); each chunk leaves as a partial output.
     private func work(_ utterance: Utterance) -> StageWork {
         StageWork(progressive: { [self] emit in
-            let current: @Sendable () -> Bool = { [self] in generation.load(ordering: .relaxed) <= utterance.generation }
+            let current: @Sendable () -> Bool = { [timeline] in timeline.isCurrent(utterance.generation) }
             guard current() else {
                 Self.log.debug("skipping \"\(utterance.text.prefix(40))\": a newer result interrupted it", object: element)
                 return StageOutput()
@@ -180,9 +168,7 @@ public final class EspeakTTSElement: AsyncTransform {
 
     private func speak(_ utterance: Utterance, emit: StageWork.Emit, stillCurrent: @escaping @Sendable () -> Bool) -> StageOutput {
         let rate = UInt64(EspeakEngine.shared.sampleRate)
-        let (start, streamLanguage) = timeline.withLock {
-            (utterance.pts == Gst.clockTimeNone ? $0.nextFree : max(utterance.pts, $0.nextFree), $0.streamLanguage)
-        }
+        let (start, streamLanguage) = timeline.withLock { ($0.start(for: utterance.pts), $0.streamLanguage) }
         var parameters = utterance.parameters
         var warning: ElementMessageText?
         if parameters.voice.isEmpty {
@@ -220,7 +206,8 @@ public final class EspeakTTSElement: AsyncTransform {
         } catch {
             warning = ElementMessageText("Could not speak segment \(meta.segmentID): \(error)")
         }
-        timeline.withLock { $0.nextFree = start + pushedSamples * Gst.second / rate }
+        let end = start + pushedSamples * Gst.second / rate
+        timeline.withLock { $0.spoke(until: end) }
         spoken.add(1, ordering: .relaxed)
         return StageOutput(warning: warning)
     }

@@ -1,0 +1,93 @@
+import GstKit
+import Synchronization
+
+/// Where a text-to-speech element's spoken results fall on its output
+/// timeline, and which of them are still wanted: one value, shared by
+/// cloudtts and espeaktts, replaced whole on READY→PAUSED. Pure: the element
+/// keeps it behind a lock (`Shared`) and asks it; the rules live here and are
+/// tested here.
+///
+/// - Placement: a result starts at its text's PTS, or when the speech before
+///   it ends if that is later, so results fetched at the same time never
+///   overlap; a result with no PTS follows the speech before it.
+/// - Barge-in (`overlap=interrupt`): the first result of a new segment starts
+///   a new generation; speech of an older generation stops and what is
+///   queued of it is dropped. Results of the same segment (a translation's
+///   sentences, `emit=sentences`) never cut each other.
+/// - A flush stops everything in progress (a new generation) and, once over,
+///   restarts the timeline at 0.
+public struct SpeechTimeline: Sendable, Equatable {
+    /// Stream time at which the last speech placed ends.
+    public private(set) var nextFree: UInt64 = 0
+    /// Speech of a generation older than this is no longer wanted.
+    public private(set) var generation: UInt64 = 0
+    /// The segment of the last result accepted.
+    public private(set) var lastSegment: UInt64?
+    /// Results received so far: numbers the ones that carry no speech meta.
+    public private(set) var received: UInt64 = 0
+    /// The stream's language from its tags, for results whose meta does not say.
+    public var streamLanguage = ""
+    /// The rate of the caps last pushed downstream.
+    public private(set) var pushedRate: Int?
+
+    public init(pushedRate: Int? = nil) {
+        self.pushedRate = pushedRate
+    }
+
+    /// A result arrived: its number in arrival order (what a result with no meta is called).
+    public mutating func receive() -> UInt64 {
+        defer { received += 1 }
+        return received
+    }
+
+    /// A result of `segment` is to be spoken under `overlap`: the generation
+    /// it belongs to (a new one when it barges in).
+    public mutating func accept(segment: UInt64, overlap: SpeechOverlap) -> UInt64 {
+        let newSegment = lastSegment != segment
+        lastSegment = segment
+        if overlap == .interrupt && newSegment { generation += 1 }
+        return generation
+    }
+
+    /// Whether speech of `generation` is still wanted.
+    public func isCurrent(_ generation: UInt64) -> Bool { generation >= self.generation }
+
+    /// Where a result whose text is stamped `pts` starts, placed now.
+    public func start(for pts: UInt64) -> UInt64 {
+        pts == Gst.clockTimeNone ? nextFree : max(pts, nextFree)
+    }
+
+    /// Speech placed on the timeline reaches `end`.
+    public mutating func spoke(until end: UInt64) { nextFree = max(nextFree, end) }
+
+    /// Audio at `rate` is about to leave: true when downstream must be told
+    /// new caps first (the first audio, or a fallback provider at another rate).
+    public mutating func switchRate(to rate: Int) -> Bool {
+        defer { pushedRate = rate }
+        return pushedRate != rate
+    }
+
+    /// FLUSH_START: everything speaking or queued stops.
+    public mutating func flushStarted() { generation += 1 }
+
+    /// FLUSH_STOP: the timeline starts again at 0.
+    public mutating func flushStopped() { nextFree = 0 }
+
+    /// The timeline behind the element's lock, for the streaming thread,
+    /// the push thread and the synthesis callbacks alike.
+    public final class Shared: Sendable {
+        private let state: Mutex<SpeechTimeline>
+
+        public init(_ timeline: SpeechTimeline = SpeechTimeline()) { state = Mutex(timeline) }
+
+        public func withLock<Result: Sendable>(_ body: (inout SpeechTimeline) -> Result) -> Result {
+            state.withLock { body(&$0) }
+        }
+
+        /// Replaces it whole (READY→PAUSED).
+        public func reset(_ timeline: SpeechTimeline) { state.withLock { $0 = timeline } }
+
+        /// Whether speech of `generation` is still wanted.
+        public func isCurrent(_ generation: UInt64) -> Bool { state.withLock { $0.isCurrent(generation) } }
+    }
+}
