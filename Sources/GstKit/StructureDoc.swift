@@ -49,3 +49,32 @@ public struct StructureDoc: Sendable {
 
     public func field(named name: String) -> Field? { fields.first { $0.name == name } }
 }
+
+/// One kind of structure an element produces (a bus message or a custom
+/// event): a Swift type that builds it, reads it back and documents it, used
+/// by the element that posts it, by every reader and by the docs, so no
+/// contract lives as a string in two places. Its `doc` is the source of the
+/// field list that `parley inspect` and docs/reference.md show; a test
+/// checks that what `structure` builds is what `doc` says.
+public protocol StructureContract: Sendable {
+    /// Name, kind, when it is produced, and every field it can carry.
+    static var doc: StructureDoc { get }
+    /// The structure to post or send.
+    var structure: Structure { get }
+    /// Reads one back; nil when `structure` is another kind (or lacks a required field).
+    init?(_ structure: Structure)
+}
+
+extension StructureContract {
+    /// The structure's name ("parley/transcript").
+    public static var name: String { doc.name }
+
+    /// Reads one from a custom event, or nil if the event is something else.
+    public init?(event: Event) {
+        guard case .customDownstream(let structure) = event.view else { return nil }
+        self.init(structure)
+    }
+
+    /// The custom downstream event carrying it.
+    public var event: Event { Event.customDownstream(structure) }
+}

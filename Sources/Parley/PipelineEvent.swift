@@ -1,5 +1,6 @@
 import GstKit
 import ParleyCore
+import ParleySpeech
 
 /// What a running pipeline tells the application, typed.
 public enum PipelineEvent: Sendable {
@@ -56,13 +57,21 @@ public struct TextResult: Sendable, Equatable {
     public var provider: String
     public var source: String
 
-    init?(_ structure: Structure, source: String) {
-        guard let id = structure["segment-id"]?.uint64 else { return nil }
-        segmentID = id
-        text = structure["text"]?.string ?? ""
-        provider = structure["provider"]?.string ?? ""
-        status = SpeechStatus(name: structure["status"]?.string ?? "final") ?? .final
-        language = structure["language"]?.string ?? ""
+    init(_ transcript: TranscriptMessage, source: String) {
+        segmentID = transcript.segmentID
+        text = transcript.text
+        status = transcript.status
+        language = transcript.language
+        provider = transcript.provider
+        self.source = source
+    }
+
+    init(_ translation: TranslationMessage, source: String) {
+        segmentID = translation.segmentID
+        text = translation.text
+        status = translation.status
+        language = translation.language
+        provider = translation.provider
         self.source = source
     }
 }
@@ -76,12 +85,11 @@ public struct FallbackEvent: Sendable, Equatable {
     public var reason: String
     public var source: String
 
-    init?(_ structure: Structure, source: String) {
-        guard let id = structure["segment-id"]?.uint64 else { return nil }
-        segmentID = id
-        from = structure["from"]?.string ?? ""
-        to = structure["to"]?.string ?? ""
-        reason = structure["reason"]?.string ?? ""
+    init(_ message: FallbackMessage, source: String) {
+        segmentID = message.segmentID
+        from = message.from
+        to = message.to
+        reason = message.reason
         self.source = source
     }
 }
@@ -114,14 +122,14 @@ extension PipelineEvent {
         switch structure.name {
         case "parley/vad", "parley/speech-start", "parley/speech-end":
             if let event = SegmentEvent(structure, source: source) { return .segment(event) }
-        case "parley/transcript":
-            if let result = TextResult(structure, source: source) { return .transcript(result) }
-        case "parley/translation":
-            if let result = TextResult(structure, source: source) { return .translation(result) }
+        case TranscriptMessage.name:
+            if let message = TranscriptMessage(structure) { return .transcript(TextResult(message, source: source)) }
+        case TranslationMessage.name:
+            if let message = TranslationMessage(structure) { return .translation(TextResult(message, source: source)) }
         case "parley/latency":
             if let report = LatencyReport(structure, source: source) { return .latency(report) }
-        case "parley/fallback":
-            if let event = FallbackEvent(structure, source: source) { return .fallback(event) }
+        case FallbackMessage.name:
+            if let message = FallbackMessage(structure) { return .fallback(FallbackEvent(message, source: source)) }
         default:
             break
         }

@@ -10,11 +10,7 @@ import ParleyCore
 /// READY check that names why each provider is unusable, and the
 /// `parley/fallback` message. An element declares only its own properties
 /// beside these.
-///
-/// `parley/fallback` (element message, one per provider a segment went past):
-/// `segment-id` (guint64), `from` (the provider passed over), `to` (the next
-/// one asked, "" when none was left), `reason` (its error, or why it was
-/// skipped: circuit open, key rejected).
+/// Each provider a segment went past is a `parley/fallback` message (FallbackMessage).
 public enum ProviderFallback {
     public static let DEFAULT_BASE_URL = ""
     public static let DEFAULT_MODEL = ""
@@ -223,13 +219,6 @@ public enum ProviderFallback {
         } catch {
             throw .settings(error.description, debug: "property provider")
         }
-    }
-
-    public static func message(segmentID: UInt64, _ move: FallbackChain.Move) -> Structure {
-        Structure("parley/fallback", [
-            ("segment-id", .uint64(segmentID)), ("from", .string(move.from)), ("to", .string(move.to)),
-            ("reason", .string(move.reason)),
-        ])
     }
 
     /// What an element says, once, when a run disabled providers of its chain

@@ -23,13 +23,6 @@ public enum SpeechDocs {
         Field("voice-to-voice-ms", .double, "From the VAD's decision to the first audio", onlyWhen: "a VAD cut the speech upstream"),
     ])
 
-    /// `parley/fallback`, posted by every element with a provider chain.
-    public static let fallback = StructureDoc(.message, "parley/fallback", when: "per provider a segment went past in the chain", fields: [
-        segmentID,
-        Field("from", .string, "The provider passed over"),
-        Field("to", .string, "The next one asked; empty when none was left"),
-        Field("reason", .string, "Its error, or why it was skipped (circuit open, key rejected)"),
-    ])
 
     public static let speechStart = StructureDoc(.downstreamEvent, SpeechBoundary.startName,
                                                  when: "before an utterance's first buffer (serialized)", fields: [
@@ -47,19 +40,7 @@ public enum SpeechDocs {
         Field("decided-at", .uint64, "CLOCK_MONOTONIC instant the VAD decided (ns): the start of voice-to-voice"),
     ])
 
-    public static let ttsStart = StructureDoc(.downstreamEvent, "parley/tts-start",
-                                             when: "before a result's first audio buffer (serialized)", fields: [
-        segmentID,
-        Field("start", .uint64, "Stream time of the result's first sample (ns)"),
-    ])
 
-    public static let ttsEnd = StructureDoc(.downstreamEvent, "parley/tts-end",
-                                           when: "after a result's last audio buffer, or in place of audio that failed", fields: [
-        segmentID,
-        Field("end", .uint64, "Stream time where the result's audio ends (ns)"),
-        Field("status", .string, "failed", onlyWhen: "the result was not spoken"),
-        Field("reason", .string, "Why it was not spoken", onlyWhen: "the result was not spoken"),
-    ])
 
     /// ParleySpeechMeta: a custom meta (gst_buffer_get_custom_meta(buffer, "ParleySpeechMeta")), whose structure holds these fields.
     public static let meta = StructureDoc(.meta, "ParleySpeechMeta", when: "on every buffer after the VAD", fields: [

@@ -57,7 +57,7 @@ extension CloudSTTElement {
                                          counters: counters,
                                          stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs,
                                          provider: transcribers.members[index].name)
-                output.messages = moves.map { ProviderFallback.message(segmentID: segment.id, $0) } + output.messages
+                output.messages = moves.map { FallbackMessage(segmentID: segment.id, $0).structure } + output.messages
                 output.warning = Self.disabledWarning(transcribers, disabled)
                 return output
             case .failed(let failure, let moves, let disabled):
@@ -71,7 +71,7 @@ extension CloudSTTElement {
                 }
                 var output = Self.result(segment, text: "", status: .failed, language: language, counters: counters,
                                          warning: text)
-                output.messages += moves.map { ProviderFallback.message(segmentID: segment.id, $0) }
+                output.messages += moves.map { FallbackMessage(segmentID: segment.id, $0).structure }
                 if failure.everyProviderDisabled && !disabled.isEmpty {
                     output.error = .notAuthorized(Self.refusal(transcribers, failure), debug: failure.error.description)
                 } else if let warning = Self.disabledWarning(transcribers, disabled) {
@@ -125,11 +125,8 @@ extension CloudSTTElement {
         if let decided = segment.decidedAt { meta.stamp(.speechEnd, at: decided) }
         meta.stamp(.resultComplete)
         buffer.setSpeechMeta(meta)
-        var messages = [Structure("parley/transcript", [
-            ("segment-id", .uint64(segment.id)), ("text", .string(text)), ("status", .string(status.description)),
-            ("language", .string(language)), ("start", .uint64(segment.start)), ("duration", .uint64(segment.duration)),
-            ("provider", .string(provider)),
-        ])]
+        var messages = [TranscriptMessage(segmentID: segment.id, text: text, status: status, language: language,
+                                          start: segment.start, duration: segment.duration, provider: provider).structure]
         if status == .final, let complete = meta.stamps[.resultComplete] {
             var fields: [(String, PropertyValue)] = [("segment-id", .uint64(segment.id)), ("stage", .string("stt"))]
             if let sent = meta.stamps[.requestSent] {

@@ -29,9 +29,7 @@ final class Placement: @unchecked Sendable {
             let (begin, newRate) = timeline.withLock { [pts] in ($0.start(for: pts), $0.switchRate(to: rate)) }
             start = begin
             if newRate { output.eventsBefore.append(Event.caps(AudioFormat(rate: rate).caps)) }
-            output.eventsBefore.append(Event.customDownstream(Structure("parley/tts-start", [
-                ("segment-id", .uint64(id)), ("start", .uint64(begin)),
-            ])))
+            output.eventsBefore.append(SpeechOutputStart(segmentID: id, start: begin).event)
         }
         for buffer in output.buffers {
             buffer.pts += start!
@@ -46,14 +44,7 @@ final class Placement: @unchecked Sendable {
     /// `reason`, so a recorder downstream knows the segment has no speech and why.
     func finish(_ output: inout StageOutput, failure: String? = nil) {
         guard start != nil || failure != nil else { return }
-        output.eventsAfter.append(Self.endMarker(id: id, end: start == nil ? pts : end, failure: failure))
-    }
-
-    /// `parley/tts-end`: segment-id, end; with status=failed and reason when not spoken.
-    static func endMarker(id: UInt64, end: UInt64, failure: String?) -> Event {
-        var fields: [(String, PropertyValue)] = [("segment-id", .uint64(id)), ("end", .uint64(end))]
-        if let failure { fields += [("status", .string("failed")), ("reason", .string(failure))] }
-        return Event.customDownstream(Structure("parley/tts-end", fields))
+        output.eventsAfter.append(SpeechOutputEnd(segmentID: id, end: start == nil ? pts : end, failure: failure).event)
     }
 }
 
@@ -80,7 +71,7 @@ extension CloudTTSElement {
                 var output = StageOutput(warning: warning.map { ElementMessageText("segment \(id): \($0)") },
                                          messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
                 if status == .failed {
-                    output.eventsAfter = [Placement.endMarker(id: id, end: utterance.pts, failure: warning ?? "not spoken")]
+                    output.eventsAfter = [SpeechOutputEnd(segmentID: id, end: utterance.pts, failure: warning ?? "not spoken").event]
                 }
                 return output
             }
@@ -139,7 +130,7 @@ extension CloudTTSElement {
                 let rate = speakers.members[index].rate
                 let status: SpeechStatus = stillCurrent() ? .final : .skipped
                 counters.count(status)
-                output = StageOutput(messages: moves.map { ProviderFallback.message(segmentID: id, $0) }
+                output = StageOutput(messages: moves.map { FallbackMessage(segmentID: id, $0).structure }
                                      + [Self.ttsMessage(id, status: status, provider: speakers.members[index].name,
                                                         seconds: Double(samples) / Double(rate))])
                 output.warning = disabledWarning(speakers, disabled)
@@ -158,7 +149,7 @@ extension CloudTTSElement {
                 unspokenReason = text
                 output = StageOutput(
                     warning: ElementMessageText("segment \(id): \(text)"),
-                    messages: moves.map { ProviderFallback.message(segmentID: id, $0) }
+                    messages: moves.map { FallbackMessage(segmentID: id, $0).structure }
                         + [Self.ttsMessage(id, status: .failed, provider: provider?.name ?? "", seconds: seconds)])
                 if failure.everyProviderDisabled && !disabled.isEmpty {
                     output.error = .notAuthorized("every provider of the chain refused: " + failure.reasons.joined(separator: "; "),
@@ -183,10 +174,7 @@ extension CloudTTSElement {
     }
 
     static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double) -> Structure {
-        Structure("parley/tts", [
-            ("segment-id", .uint64(id)), ("status", .string(status.description)), ("provider", .string(provider)),
-            ("audio-seconds", .double(seconds)),
-        ])
+        SpokenMessage(segmentID: id, status: status, provider: provider, audioSeconds: seconds).structure
     }
 
 }

@@ -159,12 +159,12 @@ public final class SessionRecorderElement: MultiSink {
             switch event.view {
             case .caps(let caps):
                 if let format = AudioFormat(caps: caps) { writer.setRate(format.rate, pad: pad) }
-            case .customDownstream(let structure) where structure.name == "parley/tts-end":
-                if let id = structure["segment-id"]?.uint64 {
-                    if structure["status"]?.string == "failed" {
-                        writer.speechFailed(id, pad: pad, reason: structure["reason"]?.string ?? "not spoken")
+            case .customDownstream(let structure):
+                if let end = SpeechOutputEnd(structure) {
+                    if let reason = end.failure {
+                        writer.speechFailed(end.segmentID, pad: pad, reason: reason)
                     } else {
-                        writer.utteranceEnded(id, pad: pad)
+                        writer.utteranceEnded(end.segmentID, pad: pad)
                     }
                 }
             case .eos:

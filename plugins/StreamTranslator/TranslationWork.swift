@@ -118,7 +118,7 @@ extension StreamTranslatorElement {
                 let timing = StageTiming(sentAt: sentAt, firstTokenAt: translation.firstTokenAt,
                                          completeAt: MonotonicClock.nanoseconds())
                 let cleaned = OutputHygiene.clean(translation.text, source: text)
-                let fallbacks = moves.map { ProviderFallback.message(segmentID: id, $0) }
+                let fallbacks = moves.map { FallbackMessage(segmentID: id, $0).structure }
                 guard translation.finishReason == .stop else {
                     var output = result(cleaned, .failed, "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
                     output.messages += fallbacks
@@ -151,7 +151,7 @@ extension StreamTranslatorElement {
                     : "no provider could translate it: " + failure.reasons.joined(separator: "; ")
                 var output = result("", .failed, disabled.isEmpty && failure.everyProviderDisabled && failure.attempts == 0
                                     ? "not sent: " + failure.reasons.joined(separator: "; ") : text)
-                output.messages += moves.map { ProviderFallback.message(segmentID: id, $0) }
+                output.messages += moves.map { FallbackMessage(segmentID: id, $0).structure }
                 if failure.everyProviderDisabled && !disabled.isEmpty {
                     output.error = .notAuthorized(refusal(chain, failure), debug: failure.error.description)
                 } else if let warning = disabledWarning(chain, disabled) {
@@ -251,12 +251,9 @@ extension StreamTranslatorElement {
 
     func translationMessage(_ segment: TextSegment, text: String, status: SpeechStatus, source: String, sourceText: String,
                             settings: Settings, provider: String, meta: SpeechMeta) -> Structure {
-        Structure("parley/translation", [
-            ("segment-id", .uint64(meta.segmentID)), ("text", .string(text)), ("status", .string(status.description)),
-            ("language", .string(settings.targetLanguage)), ("source-language", .string(source)),
-            ("source-text", .string(sourceText)), ("provider", .string(provider)),
-            ("start", .uint64(segment.pts)), ("duration", .uint64(segment.duration)),
-        ])
+        TranslationMessage(segmentID: meta.segmentID, text: text, status: status, language: settings.targetLanguage,
+                           sourceLanguage: source, sourceText: sourceText, provider: provider,
+                           start: segment.pts, duration: segment.duration).structure
     }
 }
 

@@ -1,0 +1,57 @@
+import GstKit
+import ParleyCore
+import ParleySpeech
+import Testing
+
+/// Each message and custom event is one type: what it builds is what its
+/// doc lists (the field names and their types), and it reads back what it built.
+@Suite struct SpeechMessagesTests {
+    /// The documented type of a value as it travels.
+    static func type(of value: PropertyValue) -> StructureDoc.FieldType {
+        switch value {
+        case .bool: .boolean
+        case .int, .enumeration: .int64
+        case .uint64: .uint64
+        case .double: .double
+        case .string: .string
+        }
+    }
+
+    /// Every field built is documented with its type; every field the doc
+    /// says is always there is built.
+    func expectMatchesItsDoc<C: StructureContract & Equatable>(_ value: C, whenAll: Bool = true) throws {
+        let structure = value.structure
+        #expect(structure.name == C.name)
+        for field in structure.fields {
+            let documented = try #require(C.doc.field(named: field.name), "\(C.name) builds \(field.name), which its doc does not list")
+            #expect(documented.type == Self.type(of: field.value), "\(C.name).\(field.name)")
+        }
+        for field in C.doc.fields where field.onlyWhen == nil || whenAll {
+            #expect(structure[field.name] != nil, "\(C.name) documents \(field.name) but does not build it")
+        }
+        #expect(C(structure) == value, "\(C.name) reads back what it built")
+        #expect(C(Structure("parley/other", structure.fields.map { ($0.name, $0.value) })) == nil, "another name is not this contract")
+    }
+
+    @Test func transcriptTranslationFallbackAndSpokenMessages() throws {
+        try expectMatchesItsDoc(TranscriptMessage(segmentID: 3, text: "hello", status: .partial, language: "en",
+                                                  start: 10, duration: 20, provider: "local (pocketsphinx)"))
+        try expectMatchesItsDoc(TranslationMessage(segmentID: 3, text: "hola", status: .final, language: "es",
+                                                   sourceLanguage: "en", sourceText: "hello", provider: "cache", start: 10, duration: 20))
+        try expectMatchesItsDoc(FallbackMessage(segmentID: 1, from: "openai (api.openai.com)", to: "local", reason: "HTTP 500"))
+        try expectMatchesItsDoc(SpokenMessage(segmentID: 2, status: .failed, provider: "", audioSeconds: 1.5))
+    }
+
+    @Test func speechOutputEventsAndAFailedEnd() throws {
+        try expectMatchesItsDoc(SpeechOutputStart(segmentID: 4, start: 5_000))
+        try expectMatchesItsDoc(SpeechOutputEnd(segmentID: 4, end: 9_000, failure: "HTTP 500"))
+        let spoken = SpeechOutputEnd(segmentID: 4, end: 9_000)
+        try expectMatchesItsDoc(spoken, whenAll: false)
+        #expect(spoken.structure["status"] == nil, "a spoken result's end carries no status")
+    }
+
+    @Test func aStructureWithoutItsRequiredFieldsIsNotRead() {
+        #expect(TranscriptMessage(Structure(TranscriptMessage.name, [("text", .string("no id"))])) == nil)
+        #expect(TranscriptMessage(Structure(TranscriptMessage.name, [("segment-id", .uint64(1)), ("status", .string("perhaps"))])) == nil)
+    }
+}
