@@ -83,3 +83,9 @@ public struct ProviderFailure: Error, Sendable {
         self.afterAudio = afterAudio
     }
 }
+
+/// A provider reached over the network. Its service names the key's
+/// variable and host in messages (never the key).
+public protocol RemoteProvider: Sendable {
+    var service: RemoteService { get }
+}

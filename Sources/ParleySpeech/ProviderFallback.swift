@@ -221,20 +221,6 @@ public enum ProviderFallback {
         }
     }
 
-    /// What an element says, once, when a run disabled providers of its chain
-    /// (naming each key's variable, never the key); nil when it disabled none.
-    /// Like every element message, it does not name the element: the bus
-    /// message's source does.
-    public static func disabledWarning(_ chain: FallbackChain, _ disabled: [Int],
-                                       keyVariable: (Int) -> String?) -> ElementMessageText? {
-        guard !disabled.isEmpty else { return nil }
-        let texts = disabled.map { index in
-            let reason = chain.disabledReason(index) ?? "it failed"
-            let key = keyVariable(index).map { " (key from \($0))" } ?? ""
-            return "provider \(chain.names[index])\(key) is skipped for the rest of the run: \(reason)"
-        }
-        return ElementMessageText(texts.joined(separator: "; "))
-    }
 }
 
 extension ProviderKind {

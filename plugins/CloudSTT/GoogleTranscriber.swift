@@ -15,7 +15,7 @@ import ParleyCore
 /// upload-format=flac. A segment over 55 s is cut at its quietest points
 /// (synchronous recognition takes a minute at most). `prompt` and
 /// `temperature` have no counterpart here and are not sent.
-struct GoogleTranscriber: Transcriber {
+struct GoogleTranscriber: Transcriber, RemoteProvider {
     var service: RemoteService
     /// Google's recognition model (latest_long, latest_short, phone_call...); empty = Google's default.
     var model: String

@@ -94,7 +94,7 @@ struct PocketSphinxTranscriber: Transcriber {
 /// `POST {base}/audio/transcriptions` (or, task=translate,
 /// `/audio/translations`), as OpenAI, Groq and compatible servers
 /// (faster-whisper servers, `parley serve`) take it.
-struct OpenAICompatibleTranscriber: Transcriber {
+struct OpenAICompatibleTranscriber: Transcriber, RemoteProvider {
     var provider: String
     var service: RemoteService
     var model: String

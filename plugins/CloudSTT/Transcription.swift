@@ -6,38 +6,27 @@ import Synchronization
 
 extension CloudSTTElement {
     /// The transcription of one segment, as work for the stage; its result
-    /// keeps its place in order.
+    /// keeps its place in order. Steps: validate (too short, no provider),
+    /// request (the chain, partials as they stream), result (served or
+    /// failed, with the chain's report).
     func work(for segment: SpeechSegment) -> StageWork {
         let current = settings.withLock { $0 }
-        let translating = current.task == .translate
         // task=translate: every result is English, whatever was spoken.
-        let language = translating ? "en" : current.language
+        let language = current.task == .translate ? "en" : current.language
         let transcribers = transcribers.withLock { $0 }
         let counters = counters
-        let tooShort = segment.duration < UInt64(current.minSegmentMs) * Gst.millisecond
-        let previousTranscript = UnsafeSendable(self)
-        return StageWork(progressive: { emit in
-            if tooShort {
-                return Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
-                                   warning: "segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(current.minSegmentMs): not transcribed")
+        return StageWork(progressive: { [self] emit in
+            if let refused = Self.refusal(of: segment, settings: current) {
+                return Self.result(segment, text: "", status: .skipped, language: language, counters: counters, warning: refused)
             }
             guard let transcribers else {
                 return Self.result(segment, text: "", status: .failed, language: language, counters: counters,
-                                   warning: "no provider is set up")
+                                   warning: "segment \(segment.id): no provider is set up")
             }
             var meta = SpeechMeta(segmentID: segment.id, language: language)
             meta.stamp(.requestSent)
-            var prompt = current.prompt
-            if current.contextPrompt {
-                let previous = previousTranscript.value.previousTranscript.withLock { $0 }
-                prompt = [prompt, previous].filter { !$0.isEmpty }.joined(separator: " ")
-            }
-            let request = TranscriptionRequest(
-                samples: segment.samples, rate: segment.rate, languageTag: translating ? "" : current.language, prompt: prompt,
-                temperature: current.temperature, responseFormat: current.responseFormat.wireName,
-                task: current.task, uploadFormat: current.uploadFormat.wireName)
-            let chain = transcribers.chain
-            let outcome = await chain.run { index -> FallbackChain.Attempt<Transcription> in
+            let request = request(for: segment, settings: current)
+            let outcome = await transcribers.chain.run { index -> FallbackChain.Attempt<Transcription> in
                 do throws(ProviderFailure) {
                     return .served(try await transcribers.members[index].transcribe(request, onPartial: { text in
                         emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
@@ -46,62 +35,63 @@ extension CloudSTTElement {
                     return .failed(error.error, attempts: error.attempts)
                 }
             }
-            switch outcome {
-            case .served(let transcription, let index, let moves, let disabled):
-                if !transcription.text.isEmpty {
-                    previousTranscript.value.previousTranscript.withLock { $0 = transcription.text }
-                }
-                if let firstByte = transcription.firstByteAt { meta.stamp(.firstByte, at: firstByte) }
-                var output = Self.result(segment, text: transcription.text, status: .final,
-                                         language: translating ? "en" : Self.resultLanguage(detected: transcription.language, asked: current.language),
-                                         counters: counters,
-                                         stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs,
-                                         provider: transcribers.members[index].name)
-                output.messages = moves.map { FallbackMessage(segmentID: segment.id, $0).structure } + output.messages
-                output.warning = Self.disabledWarning(transcribers, disabled)
-                return output
-            case .failed(let failure, let moves, let disabled):
-                let text: String
-                if transcribers.members.count == 1 {
-                    text = failure.attempts == 0
-                        ? "segment \(segment.id) not sent: " + failure.reasons.joined(separator: "; ")
-                        : "provider \(transcribers.members[0].name) failed on segment \(segment.id) after \(counted(failure.attempts, "attempt")): \(failure.error)"
-                } else {
-                    text = "no provider could transcribe segment \(segment.id): " + failure.reasons.joined(separator: "; ")
-                }
-                var output = Self.result(segment, text: "", status: .failed, language: language, counters: counters,
-                                         warning: text)
-                output.messages += moves.map { FallbackMessage(segmentID: segment.id, $0).structure }
-                if failure.everyProviderDisabled && !disabled.isEmpty {
-                    output.error = .notAuthorized(Self.refusal(transcribers, failure), debug: failure.error.description)
-                } else if let warning = Self.disabledWarning(transcribers, disabled) {
-                    output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
-                }
-                return output
-            }
+            return result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
         }, placeholder: { reason in
             Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
                         warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
     }
 
-    /// The error that stops the stream when no provider of the chain will take requests any more.
-    static func refusal(_ transcribers: Transcribers, _ failure: FallbackChain.Failure) -> String {
-        if transcribers.members.count == 1, let remote = transcribers.members[0] as? OpenAICompatibleTranscriber {
-            return "\(remote.service.keyVariable) was rejected by \(remote.service.host): check the key, or use provider=local"
-        }
-        return "every provider of the chain refused: " + failure.reasons.joined(separator: "; ")
+    /// Why a segment is not sent at all (shorter than min-segment-ms), or nil.
+    static func refusal(of segment: SpeechSegment, settings: Settings) -> String? {
+        guard segment.duration < UInt64(settings.minSegmentMs) * Gst.millisecond else { return nil }
+        return "segment \(segment.id) is \(segment.duration / Gst.millisecond) ms, shorter than min-segment-ms=\(settings.minSegmentMs): not transcribed"
     }
 
-    /// A provider the chain gave up on for the rest of the run, said once (when it happens).
-    static func disabledWarning(_ transcribers: Transcribers, _ disabled: [Int]) -> ElementMessageText? {
-        ProviderFallback.disabledWarning(transcribers.chain, disabled) {
-            (transcribers.members[$0] as? OpenAICompatibleTranscriber)?.service.keyVariable
+    /// What every provider of the chain is asked: the audio and the options,
+    /// with the last final transcript as the prompt's context when context-prompt is on.
+    func request(for segment: SpeechSegment, settings: Settings) -> TranscriptionRequest {
+        var prompt = settings.prompt
+        if settings.contextPrompt {
+            prompt = [prompt, previousTranscript.withLock { $0 }].filter { !$0.isEmpty }.joined(separator: " ")
+        }
+        return TranscriptionRequest(
+            samples: segment.samples, rate: segment.rate, languageTag: settings.task == .translate ? "" : settings.language,
+            prompt: prompt, temperature: settings.temperature, responseFormat: settings.responseFormat.wireName,
+            task: settings.task, uploadFormat: settings.uploadFormat.wireName)
+    }
+
+    /// The segment's one result from the chain's outcome: the final
+    /// transcript, or a failed result with the chain's report.
+    func result(of outcome: FallbackChain.Outcome<Transcription>, for segment: SpeechSegment, meta: SpeechMeta,
+                settings: Settings, transcribers: Transcribers) -> StageOutput {
+        let remote = { (index: Int) in (transcribers.members[index] as? any RemoteProvider)?.service }
+        switch outcome {
+        case .served(let transcription, let index, let moves, let disabled):
+            if !transcription.text.isEmpty { previousTranscript.withLock { $0 = transcription.text } }
+            var meta = meta
+            if let firstByte = transcription.firstByteAt { meta.stamp(.firstByte, at: firstByte) }
+            let language = settings.task == .translate
+                ? "en" : Self.resultLanguage(detected: transcription.language, asked: settings.language)
+            var output = Self.result(segment, text: transcription.text, status: .final, language: language, counters: counters,
+                                     stamps: meta.stamps, providerProcessingMs: transcription.providerProcessingMs,
+                                     provider: transcribers.members[index].name)
+            let report = ChainReport.served(segmentID: segment.id, moves: moves, disabled: disabled, chain: transcribers.chain,
+                                            remote: remote)
+            output.messages = report.messages + output.messages
+            output.warning = report.warning
+            return output
+        case .failed(let failure, let moves, let disabled):
+            let report = ChainReport.failed(segmentID: segment.id, failure: failure, moves: moves, disabled: disabled,
+                                            chain: transcribers.chain, verb: "transcribe", remote: remote)
+            var output = Self.result(segment, text: "", status: .failed, language: meta.language, counters: counters,
+                                     warning: report.warning?.text)
+            output.messages += report.messages
+            output.error = report.error
+            return output
         }
     }
 
-    /// The one result a segment produces: a text buffer with its meta, the
-    /// `parley/transcript` message, latency figures, and a warning if it is not final.
     /// The language a result carries: the tag the user asked for (BCP-47,
     /// "pt-BR") when the provider heard that language, else what it detected
     /// (providers know only the primary subtag, "pt").
@@ -110,6 +100,8 @@ extension CloudSTTElement {
         return LanguageNames.primary(detected) == LanguageNames.primary(asked) ? asked : detected
     }
 
+    /// The one result a segment produces: a text buffer with its meta, the
+    /// `parley/transcript` message, latency figures, and a warning if it is not final.
     static func result(_ segment: SpeechSegment, text: String, status: SpeechStatus, language: String,
                        counters: ResultCounters, warning: String? = nil,
                        stamps: [LatencyStamp: UInt64] = [:], providerProcessingMs: Double? = nil,

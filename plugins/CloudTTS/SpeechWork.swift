@@ -61,28 +61,19 @@ struct Utterance: Sendable {
 extension CloudTTSElement {
     /// Speaking one result: the provider's chunks leave as partial outputs
     /// while it speaks, bracketed by parley/tts-start and parley/tts-end.
+    /// Steps: validate (what is not spoken), speak (the chain, each chunk
+    /// placed on the timeline as it leaves), result (spoken or failed, with
+    /// the chain's report).
     func work(_ utterance: Utterance) -> StageWork {
         let id = utterance.meta.segmentID
         return StageWork(progressive: { [self] emit in
             let stillCurrent: @Sendable () -> Bool = { [timeline] in timeline.isCurrent(utterance.generation) }
-            let text = (utterance.text ?? "").replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
-            func result(_ status: SpeechStatus, _ warning: String?) -> StageOutput {
-                counters.count(status)
-                var output = StageOutput(warning: warning.map { ElementMessageText("segment \(id): \($0)") },
-                                         messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
-                if status == .failed {
-                    output.eventsAfter = [SpeechOutputEnd(segmentID: id, end: utterance.pts, failure: warning ?? "not spoken").event]
-                }
-                return output
+            let text: String
+            switch validate(utterance, stillCurrent: stillCurrent()) {
+            case .answered(let output): return output
+            case .speak(let valid): text = valid
             }
-            guard stillCurrent() else { return result(.skipped, nil) }
-            guard utterance.text != nil else { return result(.failed, "the text is not valid UTF-8: not spoken") }
-            // Nothing to say (a noise's empty transcript): skipped, and no fault to warn of.
-            guard !text.isEmpty else { return result(.skipped, nil) }
-            guard text.count <= Self.maxInput else {
-                return result(.failed, "the text is \(text.count) characters, over the \(Self.maxInput)-character limit: not spoken")
-            }
-            guard let speakers = speakers.withLock({ $0 }) else { return result(.failed, "no provider is set up") }
+            guard let speakers = speakers.withLock({ $0 }) else { return unspoken(utterance, .failed, "no provider is set up") }
             let streamLanguage = timeline.withLock { $0.streamLanguage }
             let request = SynthesisRequest(
                 text: text, language: utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language,
@@ -90,30 +81,15 @@ extension CloudTTSElement {
             // Buffers carry their offset in the utterance; where the utterance
             // starts is decided as it leaves, after the one before it ended.
             let placement = Placement(pts: utterance.pts, timeline: timeline, id: id)
-            let progress = Mutex((samples: UInt64(0), meta: utterance.meta))
+            let audio = AudioProgress(meta: utterance.meta, receivedAt: utterance.receivedAt)
             let outcome = await speakers.chain.run { index -> FallbackChain.Attempt<Int> in
                 let synthesizer = speakers.members[index]
-                let rate = synthesizer.rate
                 do throws(ProviderFailure) {
                     return .served(try await synthesizer.synthesize(request) { samples in
                         guard stillCurrent() else { return false }
-                        let (buffer, first, meta) = progress.withLock { state -> (Buffer, Bool, SpeechMeta) in
-                            let buffer = Buffer(samples: samples)
-                            buffer.pts = state.samples * Gst.second / UInt64(rate)
-                            let first = state.samples == 0
-                            state.samples += UInt64(samples.count)
-                            buffer.duration = state.samples * Gst.second / UInt64(rate) - buffer.pts
-                            if first {
-                                state.meta.stamp(.firstAudioOut)
-                                state.meta.provider = synthesizer.name
-                            }
-                            buffer.setSpeechMeta(state.meta)
-                            return (buffer, first, state.meta)
-                        }
-                        var output = StageOutput(buffers: [buffer],
-                                                 messages: first ? [meta.ttsLatencyMessage(textArrivedAt: utterance.receivedAt)] : [],
-                                                 stillWanted: stillCurrent)
-                        output.prepare = { placement.place(&$0, rate: rate) }
+                        var output = audio.chunk(samples, from: synthesizer)
+                        output.stillWanted = stillCurrent
+                        output.prepare = { placement.place(&$0, rate: synthesizer.rate) }
                         emit(output)
                         return true
                     })
@@ -122,44 +98,10 @@ extension CloudTTSElement {
                     return .failed(error.error, attempts: error.attempts, movesOn: !error.afterAudio && stillCurrent())
                 }
             }
-            let samples = progress.withLock { $0.samples }
-            var output: StageOutput
-            var unspokenReason: String?
-            switch outcome {
-            case .served(_, let index, let moves, let disabled):
-                let rate = speakers.members[index].rate
-                let status: SpeechStatus = stillCurrent() ? .final : .skipped
-                counters.count(status)
-                output = StageOutput(messages: moves.map { FallbackMessage(segmentID: id, $0).structure }
-                                     + [Self.ttsMessage(id, status: status, provider: speakers.members[index].name,
-                                                        seconds: Double(samples) / Double(rate))])
-                output.warning = disabledWarning(speakers, disabled)
-            case .failed(let failure, let moves, let disabled):
-                counters.count(.failed)
-                let provider = failure.provider.map { speakers.members[$0] }
-                let seconds = provider.map { Double(samples) / Double($0.rate) } ?? 0
-                let text: String
-                if samples > 0, let provider {
-                    text = "provider \(provider.name): the stream broke after \(String(format: "%.2f", seconds)) s of audio (not replayed) after \(counted(failure.attempts, "attempt")): \(failure.error)"
-                } else if speakers.members.count == 1, let provider {
-                    text = "provider \(provider.name) failed after \(counted(failure.attempts, "attempt")): \(failure.error)"
-                } else {
-                    text = "no provider could speak it: " + failure.reasons.joined(separator: "; ")
-                }
-                unspokenReason = text
-                output = StageOutput(
-                    warning: ElementMessageText("segment \(id): \(text)"),
-                    messages: moves.map { FallbackMessage(segmentID: id, $0).structure }
-                        + [Self.ttsMessage(id, status: .failed, provider: provider?.name ?? "", seconds: seconds)])
-                if failure.everyProviderDisabled && !disabled.isEmpty {
-                    output.error = .notAuthorized("every provider of the chain refused: " + failure.reasons.joined(separator: "; "),
-                                                  debug: failure.error.description)
-                } else if let warning = disabledWarning(speakers, disabled) {
-                    output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
-                }
-            }
-            let unspoken = unspokenReason
-            output.prepare = { placement.finish(&$0, failure: unspoken) }
+            let (spoken, unspokenReason) = result(of: outcome, id: id, samples: audio.samples, speakers: speakers,
+                                                  stillCurrent: stillCurrent())
+            var output = spoken
+            output.prepare = { placement.finish(&$0, failure: unspokenReason) }
             return output
         }, placeholder: { [self] reason in
             counters.count(.skipped)
@@ -168,13 +110,107 @@ extension CloudTTSElement {
         })
     }
 
-    /// A provider the chain gave up on for the rest of the run, said once (when it happens).
-    func disabledWarning(_ speakers: Speakers, _ disabled: [Int]) -> ElementMessageText? {
-        ProviderFallback.disabledWarning(speakers.chain, disabled) { speakers.members[$0].keyVariable }
+    /// What validation makes of a result: answered without a provider, or a text to speak.
+    enum Validation {
+        case answered(StageOutput)
+        case speak(String)
+    }
+
+    /// A result that is not spoken: interrupted before its turn, not UTF-8,
+    /// empty (a noise's empty transcript: no fault to warn of), or too long.
+    func validate(_ utterance: Utterance, stillCurrent: Bool) -> Validation {
+        guard stillCurrent else { return .answered(unspoken(utterance, .skipped, nil)) }
+        guard let raw = utterance.text else { return .answered(unspoken(utterance, .failed, "the text is not valid UTF-8: not spoken")) }
+        let text = raw.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return .answered(unspoken(utterance, .skipped, nil)) }
+        guard text.count <= Self.maxInput else {
+            return .answered(unspoken(utterance, .failed, "the text is \(text.count) characters, over the \(Self.maxInput)-character limit: not spoken"))
+        }
+        return .speak(text)
+    }
+
+    /// A result no provider was asked to speak: its message, and for a failure its warning and end marker.
+    func unspoken(_ utterance: Utterance, _ status: SpeechStatus, _ reason: String?) -> StageOutput {
+        let id = utterance.meta.segmentID
+        counters.count(status)
+        var output = StageOutput(warning: reason.map { ElementMessageText("segment \(id): \($0)") },
+                                 messages: [Self.ttsMessage(id, status: status, provider: "", seconds: 0)])
+        if status == .failed {
+            output.eventsAfter = [SpeechOutputEnd(segmentID: id, end: utterance.pts, failure: reason ?? "not spoken").event]
+        }
+        return output
+    }
+
+    /// The result from the chain's outcome: spoken (or cut by a barge-in), or
+    /// failed with the chain's report (and why it was not spoken, for its end
+    /// marker); a stream that broke after its audio was heard says so.
+    func result(of outcome: FallbackChain.Outcome<Int>, id: UInt64, samples: UInt64, speakers: Speakers,
+                stillCurrent: Bool) -> (StageOutput, unspoken: String?) {
+        let remote = { (index: Int) in (speakers.members[index] as? any RemoteProvider)?.service }
+        switch outcome {
+        case .served(_, let index, let moves, let disabled):
+            let speaker = speakers.members[index]
+            let status: SpeechStatus = stillCurrent ? .final : .skipped
+            counters.count(status)
+            let report = ChainReport.served(segmentID: id, moves: moves, disabled: disabled, chain: speakers.chain, remote: remote)
+            return (StageOutput(warning: report.warning, messages: report.messages + [
+                Self.ttsMessage(id, status: status, provider: speaker.name, seconds: Double(samples) / Double(speaker.rate)),
+            ]), nil)
+        case .failed(let failure, let moves, let disabled):
+            counters.count(.failed)
+            let speaker = failure.provider.map { speakers.members[$0] }
+            let seconds = speaker.map { Double(samples) / Double($0.rate) } ?? 0
+            var broke: String?
+            if samples > 0, let speaker {
+                broke = "provider \(speaker.name): the stream broke after \(String(format: "%.2f", seconds)) s of audio (not replayed) after \(counted(failure.attempts, "attempt")): \(failure.error)"
+            }
+            let report = ChainReport.failed(segmentID: id, failure: failure, moves: moves, disabled: disabled, chain: speakers.chain,
+                                            verb: "speak", reason: broke, remote: remote)
+            var output = StageOutput(warning: report.warning, messages: report.messages + [
+                Self.ttsMessage(id, status: .failed, provider: speaker?.name ?? "", seconds: seconds),
+            ])
+            output.error = report.error
+            return (output, report.reason)
+        }
     }
 
     static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double) -> Structure {
         SpokenMessage(segmentID: id, status: status, provider: provider, audioSeconds: seconds).structure
     }
 
+}
+
+/// One utterance's audio as it arrives: each chunk becomes a buffer timed
+/// from the utterance's start, the first one stamped (first audio out, who
+/// spoke) with its latency message.
+final class AudioProgress: Sendable {
+    private let state: Mutex<(samples: UInt64, meta: SpeechMeta)>
+    private let receivedAt: UInt64
+
+    init(meta: SpeechMeta, receivedAt: UInt64) {
+        state = Mutex((samples: 0, meta: meta))
+        self.receivedAt = receivedAt
+    }
+
+    /// The samples that have left so far.
+    var samples: UInt64 { state.withLock { $0.samples } }
+
+    /// The output of one chunk from `synthesizer`.
+    func chunk(_ samples: [Int16], from synthesizer: any SpeechSynthesizer) -> StageOutput {
+        let rate = UInt64(synthesizer.rate)
+        let (buffer, first, meta) = state.withLock { state -> (Buffer, Bool, SpeechMeta) in
+            let buffer = Buffer(samples: samples)
+            buffer.pts = state.samples * Gst.second / rate
+            let first = state.samples == 0
+            state.samples += UInt64(samples.count)
+            buffer.duration = state.samples * Gst.second / rate - buffer.pts
+            if first {
+                state.meta.stamp(.firstAudioOut)
+                state.meta.provider = synthesizer.name
+            }
+            buffer.setSpeechMeta(state.meta)
+            return (buffer, first, state.meta)
+        }
+        return StageOutput(buffers: [buffer], messages: first ? [meta.ttsLatencyMessage(textArrivedAt: receivedAt)] : [])
+    }
 }

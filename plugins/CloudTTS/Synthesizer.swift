@@ -15,8 +15,6 @@ struct SynthesisRequest: Sendable {
 protocol SpeechSynthesizer: Sendable {
     var name: String { get }
     var rate: Int { get }
-    /// The variable the key came from (named in messages, never the key); nil for local engines.
-    var keyVariable: String? { get }
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int
 }
@@ -26,7 +24,6 @@ struct LocalSynthesizer: SpeechSynthesizer {
     var voice: String
     var name: String { "local (espeak-ng)" }
     var rate: Int { EspeakEngine.shared.sampleRate }
-    var keyVariable: String? { nil }
 
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
@@ -82,7 +79,7 @@ extension RemoteService {
 
 /// `POST {base}/audio/speech` with `response_format=pcm` (24 kHz S16LE),
 /// read as a stream, as OpenAI and `parley serve` take it.
-struct OpenAISpeechSynthesizer: SpeechSynthesizer {
+struct OpenAISpeechSynthesizer: SpeechSynthesizer, RemoteProvider {
     var provider: String
     var service: RemoteService
     var voice: String
@@ -92,7 +89,6 @@ struct OpenAISpeechSynthesizer: SpeechSynthesizer {
 
     var name: String { "\(provider) (\(service.host))" }
     var rate: Int { 24_000 }
-    var keyVariable: String? { service.keyVariable }
 
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {

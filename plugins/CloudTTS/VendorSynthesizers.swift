@@ -5,14 +5,13 @@ import ParleyCore
 /// with `xi-api-key`, body `text`, `model_id` (and `language_code` for the
 /// v2.5 models, `voice_settings.speed` when not 1). The answer is raw S16LE
 /// PCM at the asked rate, read as a stream.
-struct ElevenLabsSynthesizer: SpeechSynthesizer {
+struct ElevenLabsSynthesizer: SpeechSynthesizer, RemoteProvider {
     var service: RemoteService
     var voice: String
     var model: String
     var rate: Int
 
     var name: String { "elevenlabs (\(service.host))" }
-    var keyVariable: String? { service.keyVariable }
 
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
@@ -38,14 +37,13 @@ struct ElevenLabsSynthesizer: SpeechSynthesizer {
 /// `ssmlGender`. The answer is one JSON document: `audioContent` is base64
 /// of a WAV file, decoded once, its header stripped, and handed on in
 /// 100 ms chunks (at the asked rate, resampled if the file says otherwise).
-struct GoogleSynthesizer: SpeechSynthesizer {
+struct GoogleSynthesizer: SpeechSynthesizer, RemoteProvider {
     var service: RemoteService
     var voice: String
     var gender: VoiceGender
     var rate: Int
 
     var name: String { "google (\(service.host))" }
-    var keyVariable: String? { service.keyVariable }
 
     /// The voice's own language ("es-ES-Neural2-A" → "es-ES"), else the
     /// text's in Google's form (`LanguageTag.googleSpeechCode`: en → en-US,

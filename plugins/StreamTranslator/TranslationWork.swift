@@ -5,187 +5,200 @@ import ParleySpeech
 
 extension StreamTranslatorElement {
     /// The translation of one result, as work for the stage; its outputs
-    /// keep their place in segment order.
+    /// keep their place in segment order. Steps: validate (what needs no
+    /// provider), the cache and the gate (a text translated before, or being
+    /// translated now), request (the chain, partials or sentences as they
+    /// stream), result (served or failed, with the chain's report).
     func work(for segment: TextSegment) -> StageWork {
         let current = settings.withLock { $0 }
         let id = segment.meta.segmentID
         return StageWork(progressive: { [self] emit in
             let source = Self.sourceLanguage(current, meta: segment.meta.language)
-            let result = { (text: String, status: SpeechStatus, warning: String?) -> StageOutput in
-                self.result(segment, text: text, status: status, source: source, settings: current,
-                            reason: warning.map { "segment \(id): \($0)" })
+            let text: String
+            switch validate(segment, source: source, settings: current) {
+            case .answered(let output): return output
+            case .translate(let valid): text = valid
             }
-            switch segment.meta.status {
-            case .failed, .skipped:
-                return result("", segment.meta.status, nil)  // passes on; upstream already warned
-            default: break
-            }
-            guard segment.bytes.count <= Self.maxTextBytes else {
-                return result("", .failed, "the text is \(segment.bytes.count) bytes, over the \(Self.maxTextBytes)-byte limit: not translated")
-            }
-            guard let decoded = String(validating: segment.bytes, as: UTF8.self) else {
-                return result("", .failed, "the text is not valid UTF-8: not translated")
-            }
-            let text = decoded.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
-            // Nothing was said (a noise's empty transcript): skipped with its
-            // reason in the meta (a session records it), but no fault to warn of.
-            guard !text.isEmpty else {
-                return self.result(segment, text: "", status: .skipped, source: source, settings: current,
-                                   reason: "segment \(id): the text is empty: nothing to translate", warns: false)
-            }
-            // Already in the target language (an English listener of an English
-            // speaker): the text itself, from no provider, with no request.
-            if current.mode == .translate && LanguageTag.isSameLanguage(source, current.targetLanguage) {
-                return self.final(segment, text: text, source: source, sourceText: text, settings: current,
-                                  provider: Self.sameLanguageProvider, meta: segment.meta, timing: nil).stage
-            }
-
-            let prompt = (current.systemPrompt.isEmpty ? current.mode.defaultPrompt : current.systemPrompt)
-                .replacingOccurrences(of: "{source}", with: LanguageNames.name(LanguageNames.primary(source)).capitalized)
-                .replacingOccurrences(of: "{target}", with: LanguageNames.name(LanguageNames.primary(current.targetLanguage)).capitalized)
-            // Named by the chain as configured, whoever in it served: a fallback's answer is reused too.
-            let configured = current.providers
-            let isLocal = configured.provider == TranslatorProvider.local.rawValue
+            let prompt = Self.systemPrompt(current, source: source)
             let context = current.contextSegments > 0 ? state.withLock { Array($0.context.suffix(current.contextSegments)) } : []
-            // The model part names the chat default for every remote chain, as keys always have (entries on disk stay valid).
-            let key = TranslationCache.Key(provider: isLocal ? "local" : "\(configured.provider) \(configured.baseURL)",
-                                           model: isLocal ? "" : (configured.model.isEmpty ? TranslatorProvider.openai.defaultModel : configured.model),
-                                           source: source, target: current.targetLanguage, prompt: prompt, text: text,
-                                           context: context.map { "\($0.source)\u{1E}\($0.result)" }.joined(separator: "\u{1D}"))
-            var meta = segment.meta
+            let key = Self.cacheKey(text: text, source: source, prompt: prompt, context: context, settings: current)
             let caches = current.cache && current.mode == .translate
-            if caches {
-                // Looked up again after entering the gate: the text's leader may
-                // have stored its answer between the first look and entering.
-                var role = RequestGate<TranslationCache.Key>.Role.waited
-                while true {
-                    if let cached = cache.lookup(key, ttl: TimeInterval(current.cacheTTLs), folder: Self.cacheFolder(current)) {
-                        if role == .leader { requests.leave(key) }
-                        cacheHits.add(1, ordering: .relaxed)
-                        return self.final(segment, text: cached, source: source, sourceText: text, settings: current,
-                                          provider: "cache", meta: meta, timing: nil).stage
-                    }
-                    if role == .leader { break }
-                    role = await requests.enter(key)
-                }
+            if caches, let cached = await cachedOrTurn(for: key, settings: current) {
+                cacheHits.add(1, ordering: .relaxed)
+                return final(segment, text: cached, source: source, sourceText: text, settings: current,
+                             provider: "cache", meta: segment.meta, timing: nil).stage
             }
             defer { if caches { requests.leave(key) } }
-            guard let chain = translators.withLock({ $0?.chain }) else { return result("", .failed, "no provider is set up") }
-            let request = TranslationRequest(text: text, sourceLanguage: source, targetLanguage: current.targetLanguage,
-                                             systemPrompt: prompt, context: context,
-                                             temperature: current.temperature)
-            // The meta's request/first-byte stamps are the first network stage's
-            // (cloudstt's); this stage times itself.
-            let sentAt = MonotonicClock.nanoseconds()
-            let sentences = SentenceEmitter()
-            let partialMeta = meta
-            let revision = RevisionCounter()
-            let streamed = Flag()
-            let onPartial: @Sendable (String) -> Void = { partial in
-                let cleaned = OutputHygiene.clean(partial, source: text)
-                var meta = partialMeta
-                // An empty partial withdraws a broken attempt's text: a new revision starts.
-                meta.revision = partial.isEmpty ? revision.next() : revision.current
-                if !partial.isEmpty { streamed.set() }
-                switch current.emit {
-                case .partials:
-                    emit(self.output(segment, text: cleaned, status: .partial, language: current.targetLanguage, meta: meta))
-                case .sentences:
-                    for sentence in sentences.complete(in: cleaned, final: false) {
-                        emit(self.output(segment, text: sentence, status: .final, language: current.targetLanguage, meta: meta))
-                    }
-                case .final:
-                    break
-                }
+            guard let chain = translators.withLock({ $0?.chain }) else {
+                return failed(segment, source: source, settings: current, reason: "no provider is set up")
             }
+            let request = TranslationRequest(text: text, sourceLanguage: source, targetLanguage: current.targetLanguage,
+                                             systemPrompt: prompt, context: context, temperature: current.temperature)
+            let stream = PartialStream(element: self, segment: segment, source: text, settings: current, emit: emit)
+            // The meta's request/first-byte stamps are the first network stage's (cloudstt's); this stage times itself.
+            let sentAt = MonotonicClock.nanoseconds()
             let outcome = await chain.run { index -> FallbackChain.Attempt<(Translation, String)> in
                 // What a provider that failed streamed is withdrawn before the next one speaks.
-                if streamed.isSet { streamed.set(false); onPartial("") }
+                stream.withdrawIfStreamed()
                 let translator: any TextTranslator
                 switch self.translator(index, for: source) {
                 case .success(let made): translator = made
                 case .failure(let failure): return .failed(failure.error, attempts: 0)
                 }
                 do throws(ProviderFailure) {
-                    return .served((try await translator.translate(request, onPartial: onPartial), translator.name))
+                    return .served((try await translator.translate(request, onPartial: stream.receive), translator.name))
                 } catch {
                     return .failed(error.error, attempts: error.attempts)
                 }
             }
-            switch outcome {
-            case .served((let translation, let provider), _, let moves, let disabled):
-                meta.revision = revision.current
-                let timing = StageTiming(sentAt: sentAt, firstTokenAt: translation.firstTokenAt,
-                                         completeAt: MonotonicClock.nanoseconds())
-                let cleaned = OutputHygiene.clean(translation.text, source: text)
-                let fallbacks = moves.map { FallbackMessage(segmentID: id, $0).structure }
-                guard translation.finishReason == .stop else {
-                    var output = result(cleaned, .failed, "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
-                    output.messages += fallbacks
-                    return output
-                }
-                if current.cache && current.mode == .translate { cache.store(cleaned, for: key, folder: Self.cacheFolder(current)) }
-                if current.contextSegments > 0 {
-                    state.withLock { state in
-                        state.context.append((text, cleaned))
-                        if state.context.count > 50 { state.context.removeFirst() }
-                    }
-                }
-                var output = self.final(segment, text: cleaned, source: source, sourceText: text, settings: current,
-                                        provider: provider, meta: meta, timing: timing)
-                if current.emit == .sentences {
-                    // Sentences already out stay out; the rest follows.
-                    output.buffers = sentences.complete(in: cleaned, final: true).map {
-                        self.outputBuffer(segment, text: $0, status: .final, language: current.targetLanguage, meta: output.meta)
-                    }
-                }
-                var stage = output.stage
-                stage.messages = fallbacks + stage.messages
-                stage.warning = disabledWarning(chain, disabled)
-                return stage
-            case .failed(let failure, let moves, let disabled):
-                let names = chain.names
-                let text = names.count == 1
-                    ? (failure.attempts == 0 ? failure.error.description
-                       : "provider \(names[0]) failed after \(counted(failure.attempts, "attempt")): \(failure.error)")
-                    : "no provider could translate it: " + failure.reasons.joined(separator: "; ")
-                var output = result("", .failed, disabled.isEmpty && failure.everyProviderDisabled && failure.attempts == 0
-                                    ? "not sent: " + failure.reasons.joined(separator: "; ") : text)
-                output.messages += moves.map { FallbackMessage(segmentID: id, $0).structure }
-                if failure.everyProviderDisabled && !disabled.isEmpty {
-                    output.error = .notAuthorized(refusal(chain, failure), debug: failure.error.description)
-                } else if let warning = disabledWarning(chain, disabled) {
-                    output.warning = ElementMessageText("\(output.warning!.text); \(warning.text)")
-                }
-                return output
-            }
+            return result(of: outcome, for: segment, text: text, source: source, key: key, sentAt: sentAt, stream: stream,
+                          chain: chain, settings: current)
         }, placeholder: { [self] reason in
             result(segment, text: "", status: .skipped, source: segment.meta.language, settings: current,
                    reason: "segment \(id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
     }
 
-    /// The error that stops the stream when no provider of the chain will take requests any more.
-    func refusal(_ chain: FallbackChain, _ failure: FallbackChain.Failure) -> String {
-        guard chain.names.count == 1 else { return "every provider of the chain refused: " + failure.reasons.joined(separator: "; ") }
-        if failure.error.status == nil, let (variable, host) = keyOrigin(0) {
-            return "\(variable) was rejected by \(host): check the key, or use provider=local"
-        }
-        if failure.error.status == 456 {
-            return "the DeepL quota for this billing period is used up (456): wait for it to renew, or use another provider"
-        }
-        return "the provider refused: \(failure.error)"
+    /// What validation makes of a result: answered without a provider, or a text to translate.
+    enum Validation {
+        case answered(StageOutput)
+        case translate(String)
     }
 
-    /// A provider the chain gave up on for the rest of the run, said once (when it happens).
-    func disabledWarning(_ chain: FallbackChain, _ disabled: [Int]) -> ElementMessageText? {
-        ProviderFallback.disabledWarning(chain, disabled) { keyOrigin($0)?.variable }
+    /// A result that needs no provider: failed and skipped ones pass on, a
+    /// text too long or not UTF-8 fails, an empty one is skipped, one already
+    /// in the target language is its own translation.
+    func validate(_ segment: TextSegment, source: String, settings: Settings) -> Validation {
+        switch segment.meta.status {
+        case .failed, .skipped:
+            return .answered(result(segment, text: "", status: segment.meta.status, source: source, settings: settings,
+                                    reason: nil))  // upstream already warned
+        default: break
+        }
+        guard segment.bytes.count <= Self.maxTextBytes else {
+            return .answered(failed(segment, source: source, settings: settings,
+                                    reason: "the text is \(segment.bytes.count) bytes, over the \(Self.maxTextBytes)-byte limit: not translated"))
+        }
+        guard let decoded = String(validating: segment.bytes, as: UTF8.self) else {
+            return .answered(failed(segment, source: source, settings: settings, reason: "the text is not valid UTF-8: not translated"))
+        }
+        let text = decoded.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+        // Nothing was said (a noise's empty transcript): skipped with its
+        // reason in the meta (a session records it), but no fault to warn of.
+        guard !text.isEmpty else {
+            return .answered(result(segment, text: "", status: .skipped, source: source, settings: settings,
+                                    reason: "segment \(segment.meta.segmentID): the text is empty: nothing to translate", warns: false))
+        }
+        // Already in the target language (an English listener of an English
+        // speaker): the text itself, from no provider, with no request.
+        if settings.mode == .translate && LanguageTag.isSameLanguage(source, settings.targetLanguage) {
+            return .answered(final(segment, text: text, source: source, sourceText: text, settings: settings,
+                                   provider: Self.sameLanguageProvider, meta: segment.meta, timing: nil).stage)
+        }
+        return .translate(text)
     }
 
-    /// Which variable a remote provider's key came from, and its host: named in errors, never the key.
-    func keyOrigin(_ index: Int) -> (variable: String, host: String)? {
+    /// The system prompt, its {source} and {target} the languages' names.
+    static func systemPrompt(_ settings: Settings, source: String) -> String {
+        (settings.systemPrompt.isEmpty ? settings.mode.defaultPrompt : settings.systemPrompt)
+            .replacingOccurrences(of: "{source}", with: LanguageNames.name(LanguageNames.primary(source)).capitalized)
+            .replacingOccurrences(of: "{target}", with: LanguageNames.name(LanguageNames.primary(settings.targetLanguage)).capitalized)
+    }
+
+    /// What names a translation in the cache: the chain as configured,
+    /// whoever in it served (a fallback's answer is reused too).
+    static func cacheKey(text: String, source: String, prompt: String, context: [(source: String, result: String)],
+                         settings: Settings) -> TranslationCache.Key {
+        let configured = settings.providers
+        let isLocal = configured.provider == TranslatorProvider.local.rawValue
+        // The model part names the chat default for every remote chain, as keys always have (entries on disk stay valid).
+        return TranslationCache.Key(provider: isLocal ? "local" : "\(configured.provider) \(configured.baseURL)",
+                                    model: isLocal ? "" : (configured.model.isEmpty ? TranslatorProvider.openai.defaultModel : configured.model),
+                                    source: source, target: settings.targetLanguage, prompt: prompt, text: text,
+                                    context: context.map { "\($0.source)\u{1E}\($0.result)" }.joined(separator: "\u{1D}"))
+    }
+
+    /// The cached translation of `key` (waiting first for a segment that is
+    /// translating the same text now), or nil when this segment is to ask a
+    /// provider: it then holds the text's turn and must `requests.leave(key)`.
+    func cachedOrTurn(for key: TranslationCache.Key, settings: Settings) async -> String? {
+        // Looked up again after entering the gate: the text's leader may
+        // have stored its answer between the first look and entering.
+        var role = RequestGate<TranslationCache.Key>.Role.waited
+        while true {
+            if let cached = cache.lookup(key, ttl: TimeInterval(settings.cacheTTLs), folder: Self.cacheFolder(settings)) {
+                if role == .leader { requests.leave(key) }
+                return cached
+            }
+            if role == .leader { return nil }
+            role = await requests.enter(key)
+        }
+    }
+
+    /// The segment's result from the chain's outcome: the translation
+    /// (cached, remembered as context, its remaining sentences), or a failed
+    /// result with the chain's report.
+    func result(of outcome: FallbackChain.Outcome<(Translation, String)>, for segment: TextSegment, text: String, source: String,
+                key: TranslationCache.Key, sentAt: UInt64, stream: PartialStream, chain: FallbackChain,
+                settings: Settings) -> StageOutput {
+        let id = segment.meta.segmentID
+        let remote = { (index: Int) in self.remoteService(index) }
+        switch outcome {
+        case .served((let translation, let provider), _, let moves, let disabled):
+            var meta = segment.meta
+            meta.revision = stream.revision.current
+            let timing = StageTiming(sentAt: sentAt, firstTokenAt: translation.firstTokenAt, completeAt: MonotonicClock.nanoseconds())
+            let cleaned = OutputHygiene.clean(translation.text, source: text)
+            let report = ChainReport.served(segmentID: id, moves: moves, disabled: disabled, chain: chain, remote: remote)
+            guard translation.finishReason == .stop else {
+                var output = failed(segment, source: source, settings: settings, text: cleaned,
+                                    reason: "the provider stopped early (finish_reason \(translation.finishReason.rawValue)): the translation is incomplete")
+                output.messages += report.messages
+                return output
+            }
+            remember(cleaned, of: text, key: key, settings: settings)
+            var output = final(segment, text: cleaned, source: source, sourceText: text, settings: settings,
+                               provider: provider, meta: meta, timing: timing)
+            if settings.emit == .sentences {
+                // Sentences already out stay out; the rest follows.
+                output.buffers = stream.sentences.complete(in: cleaned, final: true).map {
+                    outputBuffer(segment, text: $0, status: .final, language: settings.targetLanguage, meta: output.meta)
+                }
+            }
+            var stage = output.stage
+            stage.messages = report.messages + stage.messages
+            stage.warning = report.warning
+            return stage
+        case .failed(let failure, let moves, let disabled):
+            let report = ChainReport.failed(segmentID: id, failure: failure, moves: moves, disabled: disabled, chain: chain,
+                                            verb: "translate", remote: remote)
+            var output = result(segment, text: "", status: .failed, source: source, settings: settings, reason: report.warning?.text)
+            output.messages += report.messages
+            output.error = report.error
+            return output
+        }
+    }
+
+    /// A translation served: cached (translate mode), and kept as context for the next requests.
+    func remember(_ translation: String, of text: String, key: TranslationCache.Key, settings: Settings) {
+        if settings.cache && settings.mode == .translate { cache.store(translation, for: key, folder: Self.cacheFolder(settings)) }
+        guard settings.contextSegments > 0 else { return }
+        state.withLock { state in
+            state.context.append((text, translation))
+            if state.context.count > 50 { state.context.removeFirst() }
+        }
+    }
+
+    /// The network service behind chain position `index`, if it is one (its key's variable and host are named in errors).
+    func remoteService(_ index: Int) -> RemoteService? {
         let made = translators.withLock { $0?.made.values.compactMap { $0[index] }.first }
-        return (made as? any RemoteTranslator).map { ($0.service.keyVariable, $0.service.host) }
+        return (made as? any RemoteProvider)?.service
+    }
+
+    /// A result that failed before or without a provider: `reason` after the segment's number.
+    func failed(_ segment: TextSegment, source: String, settings: Settings, text: String = "", reason: String) -> StageOutput {
+        result(segment, text: text, status: .failed, source: source, settings: settings,
+               reason: "segment \(segment.meta.segmentID): \(reason)")
     }
 
     /// A buffer of one result: the segment's span, the meta with the target language.
@@ -289,3 +302,50 @@ final class SentenceEmitter: @unchecked Sendable {
     }
 }
 
+
+/// One request's streamed text on its way out, as `emit` says: the text so
+/// far as partials, or each sentence as soon as it is complete. A provider
+/// that fails after streaming has its text withdrawn (an empty partial with
+/// a new revision) before the next one speaks.
+final class PartialStream: Sendable {
+    let sentences = SentenceEmitter()
+    let revision = RevisionCounter()
+    private let streamed = Flag()
+    private let output: @Sendable (String, SpeechStatus, SpeechMeta) -> Void
+    private let cleaner: @Sendable (String) -> String
+    private let emitMode: TranslationEmit
+    private let meta: SpeechMeta
+
+    init(element: StreamTranslatorElement, segment: TextSegment, source: String, settings: StreamTranslatorElement.Settings,
+         emit: @escaping StageWork.Emit) {
+        meta = segment.meta
+        emitMode = settings.emit
+        cleaner = { OutputHygiene.clean($0, source: source) }
+        let language = settings.targetLanguage
+        output = { text, status, meta in emit(element.output(segment, text: text, status: status, language: language, meta: meta)) }
+    }
+
+    /// The text so far, from the provider's stream.
+    @Sendable func receive(_ partial: String) {
+        let cleaned = cleaner(partial)
+        var meta = meta
+        // An empty partial withdraws a broken attempt's text: a new revision starts.
+        meta.revision = partial.isEmpty ? revision.next() : revision.current
+        if !partial.isEmpty { streamed.set() }
+        switch emitMode {
+        case .partials:
+            output(cleaned, .partial, meta)
+        case .sentences:
+            for sentence in sentences.complete(in: cleaned, final: false) { output(sentence, .final, meta) }
+        case .final:
+            break
+        }
+    }
+
+    /// Before the next provider is asked: withdraws what a failed one streamed.
+    func withdrawIfStreamed() {
+        guard streamed.isSet else { return }
+        streamed.set(false)
+        receive("")
+    }
+}

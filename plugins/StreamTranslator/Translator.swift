@@ -39,10 +39,8 @@ protocol TextTranslator: Sendable {
     func shutdown()
 }
 
-/// A provider reached over the network.
-protocol RemoteTranslator: TextTranslator {
-    var service: RemoteService { get }
-}
+/// A translation provider reached over the network.
+protocol RemoteTranslator: TextTranslator, RemoteProvider {}
 
 /// Apertium from Debian, one long-lived process per pair (two for a route through a language in between).
 /// `provider=local` when the text is already in the target language (an
