@@ -93,13 +93,6 @@ public final class Buffer: @unchecked Sendable {
 
     private static func milliseconds(_ nanoseconds: UInt64) -> UInt64 { nanoseconds / 1_000_000 }
 
-    public func setFlag(_ flag: GstBufferFlags) {
-        pointer.pointee.mini_object.flags |= guint(flag.rawValue)
-    }
-    public func hasFlag(_ flag: GstBufferFlags) -> Bool {
-        pointer.pointee.mini_object.flags & guint(flag.rawValue) != 0
-    }
-
     /// Maps the buffer for reading.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var info = GstMapInfo()

@@ -17,7 +17,6 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible {
     deinit { parley_caps_unref(pointer) }
 
     public var description: String { takeGString(gst_caps_to_string(pointer)) ?? "" }
-    public var isFixed: Bool { gst_caps_is_fixed(pointer) != 0 }
     public func canIntersect(_ other: Caps) -> Bool { gst_caps_can_intersect(pointer, other.pointer) != 0 }
     public var isEmpty: Bool { gst_caps_is_empty(pointer) != 0 }
     public func intersect(_ other: Caps) -> Caps { Caps(taking: gst_caps_intersect(pointer, other.pointer)) }

@@ -17,10 +17,6 @@ public final class Event: @unchecked Sendable, CustomStringConvertible {
         gst_event_get_structure(pointer).map { Structure(borrowing: $0) }
     }
 
-    public var structureName: String? {
-        gst_event_get_structure(pointer).map { String(cString: gst_structure_get_name($0)) }
-    }
-
     public var description: String {
         structure.map { "\(typeName) \($0)" } ?? typeName
     }

@@ -19,16 +19,6 @@ public enum Gst {
     public static let millisecond: UInt64 = 1_000_000
 }
 
-/// GstFlowReturn, by name.
-public enum FlowReturn {
-    public static let ok = GST_FLOW_OK
-    public static let eos = GST_FLOW_EOS
-    public static let flushing = GST_FLOW_FLUSHING
-    public static let notLinked = GST_FLOW_NOT_LINKED
-    public static let notNegotiated = GST_FLOW_NOT_NEGOTIATED
-    public static let error = GST_FLOW_ERROR
-}
-
 /// Formats a GStreamer clock time the way GStreamer logs do ("0:00:01.250000000").
 public func formatClockTime(_ time: UInt64) -> String {
     guard time != Gst.clockTimeNone else { return "none" }

@@ -33,9 +33,6 @@ public struct Pad: @unchecked Sendable, Equatable {
         gst_pad_query_default(pointer, parent.objectPointer, query.pointer) != 0
     }
 
-    /// The caps currently set on the pad.
-    public var currentCaps: Caps? { gst_pad_get_current_caps(pointer).map { Caps(taking: $0) } }
-
     /// Asks the peer for the latency upstream of this (sink) pad.
     public func peerLatency() -> Latency? {
         let query = gst_query_new_latency()!

@@ -49,14 +49,6 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Opens a closed queue again, empty.
-    public func reopen() {
-        condition.lock()
-        defer { condition.unlock() }
-        closed = false
-        items.removeAll()
-    }
-
     public var count: Int {
         condition.lock()
         defer { condition.unlock() }

@@ -93,9 +93,6 @@ final class StatusLine: @unchecked Sendable {
         return String(format: "elapsed %.1fs  ", elapsed) + audio + "  " + segments
     }
 
-    /// The line as it stands, for tests.
-    var currentText: String { lock.withLock { text() } }
-
     private func draw() {
         guard enabled else { return }
         lock.withLock {

@@ -252,10 +252,24 @@ import VADSegmenter
         let press = try set(true)
         try await Task.sleep(nanoseconds: UInt64(held * 1e9))
         let release = try set(false)
-        // Long enough for the audio of the release to arrive.
-        try await Task.sleep(nanoseconds: UInt64((lag + 0.3) * 1e9))
-        pipeline.sendEOS()
-        return (await closedSegments(of: pipeline), press, release)
+        // The segment closes once the audio after the release reaches the
+        // element: wait for that however loaded the machine is (a fixed
+        // wait let EOS close it first under the whole suite), then end.
+        let fallback = Task {
+            try? await Task.sleep(nanoseconds: UInt64((lag + 30) * 1e9))
+            pipeline.sendEOS()
+        }
+        var segments: [SegmentEvent] = []
+        for await event in pipeline.events {
+            if case .segment(let segment) = event, segment.end != nil {
+                segments.append(segment)
+                pipeline.sendEOS()
+            }
+            if case .eos = event { break }
+        }
+        fallback.cancel()
+        await onThread { pipeline.stop() }
+        return (segments, press, release)
     }
 
     @Test func pushToTalkFollowsThePropertyWhilePlaying() async throws {

@@ -88,7 +88,7 @@ public enum UploadFormat: Int, Sendable, CaseIterable {
     ]
 }
 
-public final class CloudSTTElement: AsyncTransform {
+public final class CloudSTTElement: ProviderElement {
     public static let DEFAULT_PROVIDER = "local"
     public static let DEFAULT_LANGUAGE = "en"
     public static let DEFAULT_MIN_SEGMENT_MS = 100
@@ -153,13 +153,12 @@ public final class CloudSTTElement: AsyncTransform {
         PropertySpec("max-segment-ms", nick: "Maximum segment",
                      blurb: "With no speech events, audio is cut into segments this long",
                      .int(default: DEFAULT_MAX_SEGMENT_MS, range: 1000...600_000)),
-    ]
-      + ResultCounters.specs(final: "Segments transcribed", skipped: "Segments skipped (too short, or dropped by queue-policy)",
-                             failed: "Segments the provider could not transcribe")
-      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
+    ] + Settings.stageSpecs(final: "Segments transcribed", skipped: "Segments skipped (too short, or dropped by queue-policy)",
+                            failed: "Segments the provider could not transcribe",
+                            defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT, defaultLatencyMs: DEFAULT_LATENCY_MS)
 
-
-    struct Settings {
+    /// What is the element's own; the chain and the queue are ProviderSettings'.
+    public struct OwnSettings: Sendable {
         var prompt = DEFAULT_PROMPT
         var contextPrompt = DEFAULT_CONTEXT_PROMPT
         var temperature = DEFAULT_TEMPERATURE
@@ -171,17 +170,16 @@ public final class CloudSTTElement: AsyncTransform {
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
-        /// provider, base-url, model, api-key-env, timeout-ms, max-retries and the breakers.
-        var providers = ProviderFallback.Settings(provider: DEFAULT_PROVIDER)
-        var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
+    typealias Settings = ProviderSettings<OwnSettings>
 
     public let element: ElementHandle
-    let settings = Mutex(Settings())
+    public let settings = ProviderSettingsStore(Settings(OwnSettings(), defaultProvider: DEFAULT_PROVIDER,
+                                                        defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT))
     private let segments = Mutex(SegmentCollector())
     let transcribers = Mutex<Transcribers?>(nil)
     public let stage: AsyncStage
-    let counters = ResultCounters()
+    public let counters = ResultCounters()
     /// Set once the element closes: the Whisper worker's monitor may report
     /// after that (its shutdown, or later), when the element may be gone.
     let closed = Flag()
@@ -193,12 +191,7 @@ public final class CloudSTTElement: AsyncTransform {
         stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: Self.DEFAULT_LATENCY_MS)
     }
 
-    public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
-
-    public func property(named name: String) -> PropertyValue {
-        let current = settings.withLock { $0 }
-        if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let chain = ProviderFallback.property(name, of: current.providers) { return chain }
+    public func ownProperty(_ name: String, of current: OwnSettings) -> PropertyValue {
         switch name {
         case "prompt": return .string(current.prompt)
         case "context-prompt": return .bool(current.contextPrompt)
@@ -215,25 +208,20 @@ public final class CloudSTTElement: AsyncTransform {
         }
     }
 
-    public func setProperty(named name: String, to value: PropertyValue) {
-        if stage.setCommonProperty(name, value) { return }
-        settings.withLock { settings in
-            if QueueProperties.set(name, value, in: &settings.queue) { return }
-            if ProviderFallback.set(name, value, in: &settings.providers) { return }
-            switch name {
-            case "prompt": settings.prompt = value.string ?? ""
-            case "context-prompt": settings.contextPrompt = value.bool
-            case "temperature": settings.temperature = value.double
-            case "response-format": settings.responseFormat = STTResponseFormat(rawValue: value.int) ?? Self.DEFAULT_RESPONSE_FORMAT
-            case "task": settings.task = STTTask(rawValue: value.int) ?? Self.DEFAULT_TASK
-            case "upload-format": settings.uploadFormat = UploadFormat(rawValue: value.int) ?? Self.DEFAULT_UPLOAD_FORMAT
-            case "local-engine": settings.localEngine = STTProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
-            case "local-threads": settings.localThreads = value.int
-            case "language": settings.language = value.string ?? ""
-            case "min-segment-ms": settings.minSegmentMs = value.int
-            case "max-segment-ms": settings.maxSegmentMs = value.int
-            default: Self.unhandledProperty(name)
-            }
+    public func setOwnProperty(_ name: String, to value: PropertyValue, in settings: inout OwnSettings) {
+        switch name {
+        case "prompt": settings.prompt = value.string ?? ""
+        case "context-prompt": settings.contextPrompt = value.bool
+        case "temperature": settings.temperature = value.double
+        case "response-format": settings.responseFormat = STTResponseFormat(rawValue: value.int) ?? Self.DEFAULT_RESPONSE_FORMAT
+        case "task": settings.task = STTTask(rawValue: value.int) ?? Self.DEFAULT_TASK
+        case "upload-format": settings.uploadFormat = UploadFormat(rawValue: value.int) ?? Self.DEFAULT_UPLOAD_FORMAT
+        case "local-engine": settings.localEngine = STTProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
+        case "local-threads": settings.localThreads = value.int
+        case "language": settings.language = value.string ?? ""
+        case "min-segment-ms": settings.minSegmentMs = value.int
+        case "max-segment-ms": settings.maxSegmentMs = value.int
+        default: Self.unhandledProperty(name)
         }
     }
 

@@ -40,7 +40,7 @@ import ParleyCore
 import ParleySpeech
 import Synchronization
 
-public final class CloudTTSElement: AsyncTransform {
+public final class CloudTTSElement: ProviderElement {
     public static let DEFAULT_PROVIDER = "local"
     public static let DEFAULT_VOICE = ""
     public static let DEFAULT_SPEED = 1.0
@@ -86,23 +86,20 @@ public final class CloudTTSElement: AsyncTransform {
                      .string(default: DEFAULT_INSTRUCTIONS)),
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
                      .enumeration(typeName: SpeechOverlap.typeName, values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
-    ]
-      + ResultCounters.specs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
-                             failed: "Results the provider could not speak")
-      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
+    ] + Settings.stageSpecs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
+                            failed: "Results the provider could not speak",
+                            defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT, defaultLatencyMs: DEFAULT_LATENCY_MS)
 
-
-    struct Settings {
+    /// What is the element's own; the chain and the queue are ProviderSettings'.
+    public struct OwnSettings: Sendable {
         var voice = DEFAULT_VOICE
         var speed = DEFAULT_SPEED
         var instructions = DEFAULT_INSTRUCTIONS
         var overlap = DEFAULT_OVERLAP
         var sampleRate = DEFAULT_SAMPLE_RATE
         var gender = DEFAULT_GENDER
-        /// provider, base-url, model, api-key-env, timeout-ms, max-retries and the breakers.
-        var providers = ProviderFallback.Settings(provider: DEFAULT_PROVIDER)
-        var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
+    typealias Settings = ProviderSettings<OwnSettings>
 
     /// The chain's usable providers, made at NULL→READY.
     struct Speakers {
@@ -112,11 +109,12 @@ public final class CloudTTSElement: AsyncTransform {
 
     public let element: ElementHandle
     public let stage: AsyncStage
-    let settings = Mutex(Settings())
+    public let settings = ProviderSettingsStore(Settings(OwnSettings(), defaultProvider: DEFAULT_PROVIDER,
+                                                        defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT))
     /// Placement, barge-in and the stream's language (SpeechTimeline), replaced whole on start.
     let timeline = SpeechTimeline.Shared()
     let speakers = Mutex<Speakers?>(nil)
-    let counters = ResultCounters()
+    public let counters = ResultCounters()
 
     public init(element: ElementHandle) {
         self.element = element
@@ -134,10 +132,7 @@ public final class CloudTTSElement: AsyncTransform {
         return AudioFormat(rate: rate).caps
     }
 
-    public func property(named name: String) -> PropertyValue {
-        let current = settings.withLock { $0 }
-        if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let chain = ProviderFallback.property(name, of: current.providers) { return chain }
+    public func ownProperty(_ name: String, of current: OwnSettings) -> PropertyValue {
         switch name {
         case "voice": return .string(current.voice)
         case "speed": return .double(current.speed)
@@ -149,20 +144,15 @@ public final class CloudTTSElement: AsyncTransform {
         }
     }
 
-    public func setProperty(named name: String, to value: PropertyValue) {
-        if stage.setCommonProperty(name, value) { return }
-        settings.withLock { settings in
-            if QueueProperties.set(name, value, in: &settings.queue) { return }
-            if ProviderFallback.set(name, value, in: &settings.providers) { return }
-            switch name {
-            case "voice": settings.voice = value.string ?? ""
-            case "speed": settings.speed = value.double
-            case "instructions": settings.instructions = value.string ?? ""
-            case "overlap": settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
-            case "sample-rate": settings.sampleRate = value.int
-            case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
-            default: Self.unhandledProperty(name)
-            }
+    public func setOwnProperty(_ name: String, to value: PropertyValue, in settings: inout OwnSettings) {
+        switch name {
+        case "voice": settings.voice = value.string ?? ""
+        case "speed": settings.speed = value.double
+        case "instructions": settings.instructions = value.string ?? ""
+        case "overlap": settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
+        case "sample-rate": settings.sampleRate = value.int
+        case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
+        default: Self.unhandledProperty(name)
         }
     }
 

@@ -45,7 +45,7 @@ import ParleyCore
 import ParleySpeech
 import Synchronization
 
-public final class StreamTranslatorElement: AsyncTransform {
+public final class StreamTranslatorElement: ProviderElement {
     public static let DEFAULT_PROVIDER = "local"
     public static let DEFAULT_SOURCE_LANGUAGE = "auto"
     public static let DEFAULT_TARGET_LANGUAGE = "es"
@@ -104,15 +104,14 @@ public final class StreamTranslatorElement: AsyncTransform {
                      .string(default: DEFAULT_CACHE_DIR)),
         PropertySpec("cache-ttl-s", nick: "Cache lifetime", blurb: "How long a cached translation is used, in seconds",
                      .int(default: DEFAULT_CACHE_TTL_S, range: 0...(365 * 86_400))),
-    ] + [
         PropertySpec("cache-hits", nick: "Cache hits", blurb: "Segments answered from the cache (a text repeated while its request was out included)",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
-    ] + ResultCounters.specs(final: "Segments translated", skipped: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
-                             failed: "Segments that could not be translated")
-      + QueueProperties.specs(defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT) + [QueueProperties.latencySpec(defaultMs: DEFAULT_LATENCY_MS)]
+    ] + Settings.stageSpecs(final: "Segments translated", skipped: "Segments skipped (empty, skipped upstream, or dropped by queue-policy)",
+                            failed: "Segments that could not be translated",
+                            defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT, defaultLatencyMs: DEFAULT_LATENCY_MS)
 
-
-    struct Settings {
+    /// What is the element's own; the chain and the queue are ProviderSettings'.
+    public struct OwnSettings: Sendable {
         var sourceLanguage = DEFAULT_SOURCE_LANGUAGE
         var targetLanguage = DEFAULT_TARGET_LANGUAGE
         var systemPrompt = DEFAULT_SYSTEM_PROMPT
@@ -123,10 +122,8 @@ public final class StreamTranslatorElement: AsyncTransform {
         var cache = DEFAULT_CACHE
         var cacheTTLs = DEFAULT_CACHE_TTL_S
         var cacheDir = DEFAULT_CACHE_DIR
-        /// provider, base-url, model, api-key-env, timeout-ms, max-retries and the breakers.
-        var providers = ProviderFallback.Settings(provider: DEFAULT_PROVIDER)
-        var queue = QueueProperties.defaults(maxInFlight: DEFAULT_MAX_IN_FLIGHT)
     }
+    typealias Settings = ProviderSettings<OwnSettings>
 
     /// Streaming state, replaced whole on start.
     struct State {
@@ -138,13 +135,14 @@ public final class StreamTranslatorElement: AsyncTransform {
 
     public let element: ElementHandle
     public let stage: AsyncStage
-    let settings = Mutex(Settings())
+    public let settings = ProviderSettingsStore(Settings(OwnSettings(), defaultProvider: DEFAULT_PROVIDER,
+                                                        defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT))
     let state = Mutex(State())
     let translators = Mutex<Translators?>(nil)
     let cache = TranslationCache(capacity: 1024)
     /// A text being translated is not sent again by a segment that repeats it meanwhile.
     let requests = RequestGate<TranslationCache.Key>()
-    let counters = ResultCounters()
+    public let counters = ResultCounters()
     let cacheHits = Atomic<UInt64>(0)
 
     public init(element: ElementHandle) {
@@ -152,12 +150,7 @@ public final class StreamTranslatorElement: AsyncTransform {
         stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: Self.DEFAULT_LATENCY_MS)
     }
 
-    public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.queue } }
-
-    public func property(named name: String) -> PropertyValue {
-        let current = settings.withLock { $0 }
-        if let common = stage.commonProperty(name, queue: current.queue, counters: counters) { return common }
-        if let chain = ProviderFallback.property(name, of: current.providers) { return chain }
+    public func ownProperty(_ name: String, of current: OwnSettings) -> PropertyValue {
         switch name {
         case "source-language": return .string(current.sourceLanguage)
         case "target-language": return .string(current.targetLanguage)
@@ -174,24 +167,19 @@ public final class StreamTranslatorElement: AsyncTransform {
         }
     }
 
-    public func setProperty(named name: String, to value: PropertyValue) {
-        if stage.setCommonProperty(name, value) { return }
-        settings.withLock { settings in
-            if QueueProperties.set(name, value, in: &settings.queue) { return }
-            if ProviderFallback.set(name, value, in: &settings.providers) { return }
-            switch name {
-            case "source-language": settings.sourceLanguage = value.string ?? ""
-            case "target-language": settings.targetLanguage = value.string ?? ""
-            case "system-prompt": settings.systemPrompt = value.string ?? ""
-            case "mode": settings.mode = TranslatorMode(rawValue: value.int) ?? Self.DEFAULT_MODE
-            case "context-segments": settings.contextSegments = value.int
-            case "temperature": settings.temperature = value.double
-            case "emit": settings.emit = TranslationEmit(rawValue: value.int) ?? Self.DEFAULT_EMIT
-            case "cache": settings.cache = value.bool
-            case "cache-ttl-s": settings.cacheTTLs = value.int
-            case "cache-dir": settings.cacheDir = value.string ?? ""
-            default: Self.unhandledProperty(name)
-            }
+    public func setOwnProperty(_ name: String, to value: PropertyValue, in settings: inout OwnSettings) {
+        switch name {
+        case "source-language": settings.sourceLanguage = value.string ?? ""
+        case "target-language": settings.targetLanguage = value.string ?? ""
+        case "system-prompt": settings.systemPrompt = value.string ?? ""
+        case "mode": settings.mode = TranslatorMode(rawValue: value.int) ?? Self.DEFAULT_MODE
+        case "context-segments": settings.contextSegments = value.int
+        case "temperature": settings.temperature = value.double
+        case "emit": settings.emit = TranslationEmit(rawValue: value.int) ?? Self.DEFAULT_EMIT
+        case "cache": settings.cache = value.bool
+        case "cache-ttl-s": settings.cacheTTLs = value.int
+        case "cache-dir": settings.cacheDir = value.string ?? ""
+        default: Self.unhandledProperty(name)
         }
     }
 

@@ -415,9 +415,6 @@ public final class WhisperWorker: Sendable {
         }
     }
 
-    /// The last lines the worker wrote to standard error.
-    public var recentLog: [String] { state.withLock { $0.stderrTail } }
-
     // MARK: - POSIX
 
     /// Spawns the worker with a socket as its stdin and stdout and a pipe as

@@ -24,7 +24,6 @@ public struct BenchStream: Sendable {
     public var sampleCount: Int
     public var placements: [Placement]
     public var duration: Double { Double(sampleCount) / Double(Self.rate) }
-    public var measuredAudioSeconds: Double { placements.filter(\.measured).reduce(0) { $0 + $1.duration } }
 
     /// Decodes every entry (a WAV directly; other formats through
     /// GStreamer's decodebin) and lays them out in a 16 kHz WAV at `path`:

@@ -85,9 +85,6 @@ public final class JetStream: @unchecked Sendable {
         natsConnection_Destroy(connection)
     }
 
-    /// True while the connection is up (false while it reconnects).
-    public var isConnected: Bool { natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED }
-
     /// Sends what is buffered and waits for the server to have it.
     public func flush(timeout: Duration = .seconds(5)) throws(JetStreamError) {
         let status = natsConnection_FlushTimeout(connection, Int64(timeout.components.seconds * 1000))
