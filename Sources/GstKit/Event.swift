@@ -42,6 +42,13 @@ public final class Event: @unchecked Sendable, CustomStringConvertible {
 
     public static func streamStart(_ id: String) -> Event { Event(taking: gst_event_new_stream_start(id)) }
 
+    /// GAP: no data at `timestamp` (for `duration`; none = unknown). It
+    /// prerolls sinks as a buffer would, so a branch whose element had
+    /// nothing to say for a while does not hold its pipeline in PAUSED.
+    public static func gap(timestamp: UInt64, duration: UInt64 = Gst.clockTimeNone) -> Event {
+        Event(taking: gst_event_new_gap(GstClockTime(timestamp), GstClockTime(duration)))
+    }
+
     /// A TIME segment starting at `start`.
     public static func timeSegment(start: UInt64 = 0) -> Event {
         var segment = GstSegment()

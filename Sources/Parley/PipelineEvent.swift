@@ -102,6 +102,11 @@ public struct LatencyReport: Sendable, Equatable {
     public var source: String
     /// Named figures, e.g. "ttfs-ms", "queue-wait-ms".
     public var figures: [String: Double]
+    /// cloudstt: transcriptions started at the segment's likely ends (its
+    /// `speculate`), withdrawn ones included; nil when none was.
+    public var speculativeRequests: Int?
+    /// cloudstt: whether the final is the transcription started at the last likely end.
+    public var speculationUsed: Bool?
 
     init?(_ structure: Structure, source: String) {
         guard let id = structure["segment-id"]?.uint64 else { return nil }
@@ -113,6 +118,8 @@ public struct LatencyReport: Sendable, Equatable {
             figures[field.name] = field.value.double
         }
         self.figures = figures
+        speculativeRequests = structure["speculative-requests"].map(\.int)
+        speculationUsed = structure["speculation-used"].map(\.bool)
     }
 }
 

@@ -105,6 +105,57 @@ public final class ChildProcess: @unchecked Sendable {
         return true
     }
 
+    /// Why an exchange with the child did not complete.
+    public enum ExchangeError: Error, Sendable, Equatable {
+        /// Neither could more be written nor anything read for the whole timeout.
+        case timedOut
+        /// The child closed its input or output (it has exited, or is exiting).
+        case closed
+    }
+
+    /// Sends `request` and reads the answer up to (not including) the first
+    /// `terminator` byte, writing and reading at the same time: a child that
+    /// answers while it still reads (a pipeline filter) fills its output pipe
+    /// long before a large request is written, and writing it all first would
+    /// leave both sides waiting for each other for good. `timeoutMs` bounds
+    /// each wait for the child to take or give anything.
+    public func exchange(_ request: [UInt8], until terminator: UInt8, timeoutMs: Int32) -> Result<[UInt8], ExchangeError> {
+        let flags = fcntl(input, F_GETFL)
+        _ = fcntl(input, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(input, F_SETFL, flags) }
+        var offset = 0
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            var waits = [pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
+            if offset < request.count { waits.append(pollfd(fd: input, events: Int16(POLLOUT), revents: 0)) }
+            let ready = poll(&waits, nfds_t(waits.count), timeoutMs)
+            if ready == 0 { return .failure(.timedOut) }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return .failure(.closed)
+            }
+            if waits.count > 1 && waits[1].revents != 0 {
+                let written = request[offset...].withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno != EAGAIN && errno != EINTR {
+                    return .failure(.closed)
+                }
+            }
+            if waits[0].revents != 0 {
+                let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if count <= 0 { return .failure(.closed) }
+                if let end = chunk[0..<count].firstIndex(of: terminator) {
+                    answer += chunk[0..<end]
+                    return .success(answer)
+                }
+                answer += chunk[0..<count]
+            }
+        }
+    }
+
     /// Closes our ends, ends the child and its process group's work, reaps it.
     public func terminate() {
         lock.lock(); defer { lock.unlock() }

@@ -73,6 +73,9 @@ final class ChatCompletionsHandler: Sendable {
         var stream_options: StreamOptions?
     }
 
+    /// The longest text translated in one request (streamtranslator's own limit).
+    static let maxTextBytes = 16 * 1024
+
     func complete(_ request: Request) async -> Response {
         let data: ByteBuffer
         do {
@@ -89,6 +92,12 @@ final class ChatCompletionsHandler: Sendable {
         }
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             return TranscriptionHandler.error(.badRequest, "The last user message has no text to translate.",
+                                              type: "invalid_request_error", param: "messages")
+        }
+        // As streamtranslator bounds a segment's text: one request must not hold the engine for minutes.
+        guard text.utf8.count <= Self.maxTextBytes else {
+            return TranscriptionHandler.error(.badRequest,
+                                              "The last user message is \(text.utf8.count) bytes; at most \(Self.maxTextBytes) are translated in one request.",
                                               type: "invalid_request_error", param: "messages")
         }
         // "developer" is OpenAI's newer name for the system message.

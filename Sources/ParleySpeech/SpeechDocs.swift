@@ -30,6 +30,20 @@ public enum SpeechDocs {
         Field("start", .uint64, "Stream time of the utterance's first sample (ns)"),
     ])
 
+    public static let speechLikelyEnd = StructureDoc(.downstreamEvent, SpeechBoundary.likelyEndName,
+                                                     when: "after likely-end-ms of silence in a segment, before silence-duration-ms confirms its end (serialized; at most once a pause)", fields: [
+        segmentID,
+        Field("position", .uint64, "Stream time up to which the segment's audio has been sent (ns)"),
+        Field("speech-end", .uint64, "Stream time where the last speech frame ended (ns)"),
+        Field("decided-at", .uint64, "CLOCK_MONOTONIC instant the VAD found the end likely (ns)"),
+    ])
+
+    public static let speechResumed = StructureDoc(.downstreamEvent, SpeechBoundary.resumedName,
+                                                   when: "when speech goes on after a likely end, withdrawing it (serialized)", fields: [
+        segmentID,
+        Field("at", .uint64, "Stream time of the speech that withdrew it (ns)"),
+    ])
+
     public static let speechEnd = StructureDoc(.downstreamEvent, SpeechBoundary.endName,
                                                when: "after an utterance's last buffer (serialized)", fields: [
         segmentID,

@@ -2,10 +2,20 @@ import GstKit
 import ParleyCore
 
 /// The `parley/speech-start` and `parley/speech-end` events that bracket
-/// each utterance downstream of the VAD. Serialized: they travel in order
-/// with the audio between them.
+/// each utterance downstream of the VAD, and between them the two steps of
+/// an early end: `parley/speech-likely-end` (likely-end-ms of silence: the
+/// segment is probably over, and its audio so far has been passed on) and
+/// `parley/speech-resumed` (the speaker went on: that likely end is
+/// withdrawn). Serialized: they travel in order with the audio between them.
+/// Work started on a likely end is never emitted before the speech-end
+/// that confirms it.
 public enum SpeechBoundary: Sendable, Equatable {
     case start(segmentID: UInt64, pts: UInt64)
+    /// `position`: the stream time up to which the segment's audio has been
+    /// passed on; `speechEnd`: where its last speech frame ended.
+    case likelyEnd(segmentID: UInt64, position: UInt64, speechEnd: UInt64, decidedAt: UInt64)
+    /// `at`: the stream time of the speech that withdrew the likely end.
+    case resumed(segmentID: UInt64, at: UInt64)
     /// `speechEnd` is the end of the last speech frame, in the audio's time;
     /// `decidedAt` is the monotonic time the VAD decided the segment was over.
     case end(segmentID: UInt64, start: UInt64, end: UInt64, speechEnd: UInt64,
@@ -13,10 +23,12 @@ public enum SpeechBoundary: Sendable, Equatable {
 
     public static let startName = "parley/speech-start"
     public static let endName = "parley/speech-end"
+    public static let likelyEndName = "parley/speech-likely-end"
+    public static let resumedName = "parley/speech-resumed"
 
     public var segmentID: UInt64 {
         switch self {
-        case .start(let id, _), .end(let id, _, _, _, _, _): id
+        case .start(let id, _), .end(let id, _, _, _, _, _), .likelyEnd(let id, _, _, _), .resumed(let id, _): id
         }
     }
 
@@ -30,6 +42,13 @@ public enum SpeechBoundary: Sendable, Equatable {
                 ("speech-end", .uint64(speechEnd)), ("reason", .string(reason.rawValue)),
                 ("decided-at", .uint64(decidedAt)),
             ])
+        case .likelyEnd(let id, let position, let speechEnd, let decidedAt):
+            Structure(Self.likelyEndName, [
+                ("segment-id", .uint64(id)), ("position", .uint64(position)), ("speech-end", .uint64(speechEnd)),
+                ("decided-at", .uint64(decidedAt)),
+            ])
+        case .resumed(let id, let at):
+            Structure(Self.resumedName, [("segment-id", .uint64(id)), ("at", .uint64(at))])
         }
     }
 
@@ -51,6 +70,11 @@ public enum SpeechBoundary: Sendable, Equatable {
                         speechEnd: structure["speech-end"]?.uint64 ?? 0,
                         reason: SegmentEndReason(rawValue: structure["reason"]?.string ?? "") ?? .silence,
                         decidedAt: structure["decided-at"]?.uint64 ?? 0)
+        case Self.likelyEndName:
+            self = .likelyEnd(segmentID: id, position: structure["position"]?.uint64 ?? 0,
+                              speechEnd: structure["speech-end"]?.uint64 ?? 0, decidedAt: structure["decided-at"]?.uint64 ?? 0)
+        case Self.resumedName:
+            self = .resumed(segmentID: id, at: structure["at"]?.uint64 ?? 0)
         default:
             return nil
         }

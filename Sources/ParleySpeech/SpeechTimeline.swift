@@ -89,5 +89,11 @@ public struct SpeechTimeline: Sendable, Equatable {
 
         /// Whether speech of `generation` is still wanted.
         public func isCurrent(_ generation: UInt64) -> Bool { state.withLock { $0.isCurrent(generation) } }
+
+        /// What stands in for a result that is not spoken (failed, skipped,
+        /// empty): a GAP where it would have started, so sinks downstream
+        /// preroll and a tee's audio branch keeps flowing however many
+        /// results in a row have no speech. For the push thread, in order.
+        public func gap(for pts: UInt64) -> Event { Event.gap(timestamp: withLock { $0.start(for: pts) }, duration: 0) }
     }
 }

@@ -37,6 +37,53 @@ import Testing
                 "cloudstt says which engine it runs")
     }
 
+    /// The stt latency figures per segment, with what speculation did.
+    func speculation(in events: [PipelineEvent]) -> [(requests: Int, used: Bool)] {
+        events.compactMap { event -> (Int, Bool)? in
+            guard case .latency(let report) = event, report.stage == "stt" else { return nil }
+            return (report.speculativeRequests ?? 0, report.speculationUsed ?? false)
+        }
+    }
+
+    /// vadsegmenter says an end is likely after 200 ms of silence; cloudstt
+    /// transcribes then and, the speaker having stopped, the segment's final
+    /// is that transcription: the same text, in order, one per segment.
+    @Test func aLikelyEndStartsTheTranscriptionAndItsResultIsTheFinal() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let pipeline = "filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt"
+        let (early, earlyEvents) = try await transcripts(pipeline + " ! fakesink")
+        let (late, lateEvents) = try await transcripts(pipeline + " speculate=never ! fakesink")
+        #expect(early.map(\.segmentID) == [0, 1, 2])
+        #expect(early.allSatisfy { $0.status == .final }, "nothing speculative leaves: finals only")
+        // The same words (the speculation heard 300 ms less of the closing silence: punctuation may differ).
+        #expect(early.map { Self.words($0.text) } == late.map { Self.words($0.text) })
+        let speculated = speculation(in: earlyEvents)
+        #expect(speculated.map(\.requests) == [1, 1, 1], "one likely end per pause")
+        #expect(speculated.allSatisfy { $0.used })
+        #expect(speculation(in: lateEvents).allSatisfy { $0.requests == 0 }, "speculate=never")
+    }
+
+    static func words(_ text: String) -> [String] {
+        text.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init)
+    }
+
+    /// A speaker who stops between sentences for longer than the likely end
+    /// and shorter than the 500 ms silence (the clips' own quiet and 200 ms):
+    /// each likely end is withdrawn when the speech goes on, the segment is
+    /// one, and its final holds every word.
+    @Test func speechAfterALikelyEndWithdrawsTheSpeculationAndTheFinalHearsItAll() async throws {
+        let recording = try SpeechFixtures.threeUtterances(gap: 0.2, in: scratch)
+        let (results, events) = try await transcripts("""
+            filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt ! fakesink
+            """)
+        #expect(results.count == 1, "\(results.map(\.text))")
+        let text = results.first?.text.lowercased() ?? ""
+        #expect(text.contains("young man") && text.contains("selfish") && text.contains("married"), "\(text)")
+        let speculated = speculation(in: events)
+        #expect(speculated.first?.requests == 3, "two withdrawn, the last one used: \(speculated)")
+        #expect(speculated.first?.used == true)
+    }
+
     @Test func tooShortSegmentsAreSkippedWithAWarningAndCounted() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let pipeline = try Pipeline(launch: """

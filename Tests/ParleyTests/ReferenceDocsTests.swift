@@ -47,8 +47,14 @@ import Testing
         ], environment: TestSupport.gstEnvironment(registry: scratch))
         #expect(tts.status == 0, "\(tts.stderr)")
 
+        // A likely end at every short pause inside the sentences, so that speech withdraws some.
+        let resumed = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+            "-v", "recordingsrc", "location=\(recording.path)", "pace=false", "!", "vadsegmenter", "likely-end-ms=60", "!",
+            "identity", "name=probe_vadsegmenter", "silent=false", "!", "fakesink",
+        ], environment: TestSupport.gstEnvironment(registry: scratch))
+        #expect(resumed.status == 0, "\(resumed.stderr)")
         let observed = PostedStructures.messages(in: main.stdout + marks.stdout + tts.stdout)
-            + PostedStructures.events(in: main.stdout)
+            + PostedStructures.events(in: main.stdout + resumed.stdout)
         var seen: Set<String> = []
         for posted in observed {
             let factory = posted.element.replacingOccurrences(of: "probe_", with: "").trimmingCharacters(in: .decimalDigits)

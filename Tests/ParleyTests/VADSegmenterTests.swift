@@ -256,7 +256,7 @@ import VADSegmenter
         // element: wait for that however loaded the machine is (a fixed
         // wait let EOS close it first under the whole suite), then end.
         let fallback = Task {
-            try? await Task.sleep(nanoseconds: UInt64((lag + 30) * 1e9))
+            try? await Task.sleep(nanoseconds: UInt64((lag + 120) * 1e9))
             pipeline.sendEOS()
         }
         var segments: [SegmentEvent] = []

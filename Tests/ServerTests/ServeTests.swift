@@ -22,7 +22,8 @@ import Testing
         defer { server.stop() }
         #expect(server.url.hasPrefix("http://127.0.0.1:"))
         let overHTTP = try await transcripts("cloudstt provider=compatible base-url=\(server.url)/v1 response-format=verbose_json")
-        let inProcess = try await transcripts("cloudstt provider=local local-engine=\(engine)")
+        // The same audio both ways: no transcription started early at a likely end.
+        let inProcess = try await transcripts("cloudstt provider=local local-engine=\(engine) speculate=never")
         #expect(overHTTP.count == 3)
         #expect(overHTTP.map(\.text) == inProcess.map(\.text))
         #expect(overHTTP.allSatisfy { $0.status == .final && $0.language == "en" })
@@ -172,6 +173,32 @@ extension ServeChatTests {
             "-d", #"{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}"#, "\(server.url)/v1/chat/completions",
         ])
         #expect(empty.stdout.contains("no text to translate") && empty.stdout.contains(#""param":"messages""#), "\(empty.stdout)")
+    }
+}
+
+extension ServeChatTests {
+    /// One huge message neither freezes the server nor reaches the engine:
+    /// it is refused as OpenAI refuses what it will not take, and the next
+    /// request is answered.
+    @Test func aMessageOverTheTextLimitIsRefusedAndChatGoesOn() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        let scratch = TestSupport.temporaryFolder()
+        let huge = String(repeating: "The young man went home. ", count: 16_000)  // 400 KB, under the 1 MiB body limit
+        let body = scratch.appendingPathComponent("huge.json")
+        try JSONSerialization.data(withJSONObject: ["messages": [["role": "user", "content": huge]]]).write(to: body)
+        let refused = try await TestSupport.run("/usr/bin/curl", [
+            "-sS", "--noproxy", "*", "-m", "60", "-w", "\n%{http_code}", "-H", "Content-Type: application/json",
+            "--data-binary", "@\(body.path)", "\(server.url)/v1/chat/completions",
+        ])
+        #expect(refused.stdout.hasSuffix("\n400"), "\(refused.stdout.suffix(300))")
+        #expect(refused.stdout.contains("at most 16384 are translated in one request") && refused.stdout.contains(#""param":"messages""#),
+                "\(refused.stdout.suffix(300))")
+        let next = try await TestSupport.run("/usr/bin/curl", [
+            "-sS", "--noproxy", "*", "-m", "30", "-H", "Content-Type: application/json",
+            "-d", #"{"messages":[{"role":"user","content":"Good morning."}]}"#, "\(server.url)/v1/chat/completions",
+        ])
+        #expect(next.stdout.contains("Buenos"), "\(next.stdout)")
     }
 }
 

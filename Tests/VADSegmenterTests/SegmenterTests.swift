@@ -7,7 +7,7 @@ import Testing
 /// probabilities (10 ms each).
 @Suite struct SegmenterTests {
     let configuration = SegmenterConfiguration(threshold: 0.5, onsetThreshold: 0.75, prefixPaddingMs: 300, silenceDurationMs: 500,
-                                               minSpeechMs: 200, maxSegmentMs: 30_000, mode: .vad, dropSilence: true)
+                                               minSpeechMs: 200, maxSegmentMs: 30_000, mode: .vad, dropSilence: true, likelyEndMs: 0)
 
     func frames(_ probabilities: [Float]) -> [Frame] {
         probabilities.enumerated().map { index, probability in
@@ -22,6 +22,63 @@ import Testing
     func ends(_ actions: [SegmenterAction]) -> [(start: UInt64, end: UInt64, speechEnd: UInt64, reason: SegmentEndReason)] {
         actions.compactMap {
             if case .end(_, let start, let end, let speechEnd, let reason, _, _) = $0 { (start, end, speechEnd, reason) } else { nil }
+        }
+    }
+
+    func likelyEnds(_ actions: [SegmenterAction]) -> [(position: UInt64, speechEnd: UInt64)] {
+        actions.compactMap { if case .likelyEnd(_, let position, let speechEnd) = $0 { (position, speechEnd) } else { nil } }
+    }
+
+    func resumptions(_ actions: [SegmenterAction]) -> [UInt64] {
+        actions.compactMap { if case .resumed(_, let at) = $0 { at } else { nil } }
+    }
+
+    /// Early in a pause the end is likely; the silence confirms it later.
+    /// The likely end comes after the audio it vouches for, once a pause.
+    @Test func aPauseMakesTheEndLikelyBeforeTheSilenceConfirmsIt() throws {
+        var likely = configuration
+        likely.likelyEndMs = 200
+        var segmenter = Segmenter(likely, heardAhead: 4)
+        let actions = run(&segmenter, Array(repeating: 0.1, count: 100) + Array(repeating: 0.9, count: 100) + Array(repeating: 0.1, count: 100))
+        let found = likelyEnds(actions)
+        #expect(found.count == 1, "once a pause")
+        #expect(found.first?.speechEnd == 2_000_000_000)
+        #expect(found.first?.position == 2_160_000_000, "160 ms judged silent, the 40 ms after it heard: 200 ms after the speech")
+        #expect(resumptions(actions).isEmpty)
+        let likelyIndex = try #require(actions.firstIndex { if case .likelyEnd = $0 { true } else { false } })
+        let endIndex = try #require(actions.firstIndex { if case .end = $0 { true } else { false } })
+        #expect(likelyIndex < endIndex)
+        if case .audio(let frame, _) = actions[likelyIndex - 1] {
+            #expect(frame.end == 2_160_000_000, "the audio through the likely end has been passed on before it")
+        } else {
+            Issue.record("the likely end follows the frame that made it likely")
+        }
+        #expect(ends(actions).first?.end == 2_460_000_000, "the segment still ends when the silence says")
+    }
+
+    /// A thinking pause longer than likely-end-ms and shorter than the
+    /// silence: the likely end is withdrawn when the speaker goes on, and the
+    /// next pause may be likely again.
+    @Test func speechAfterALikelyEndWithdrawsIt() {
+        var likely = configuration
+        likely.likelyEndMs = 200
+        var segmenter = Segmenter(likely)
+        let talk = Array(repeating: Float(0.9), count: 50) + Array(repeating: 0.1, count: 30)
+            + Array(repeating: 0.9, count: 50) + Array(repeating: 0.1, count: 80)
+        let actions = run(&segmenter, Array(repeating: 0.1, count: 50) + talk)
+        #expect(likelyEnds(actions).map(\.speechEnd) == [1_000_000_000, 1_800_000_000])
+        #expect(resumptions(actions) == [1_300_000_000], "withdrawn by the first frame of speech after the pause")
+        #expect(ends(actions).count == 1, "one segment: the pause was not its end")
+    }
+
+    @Test func noLikelyEndWhenItIsOffOrNotBeforeTheSilence() {
+        for likelyEndMs in [0, 500, 800] {
+            var settings = configuration
+            settings.likelyEndMs = likelyEndMs
+            var segmenter = Segmenter(settings)
+            let actions = run(&segmenter, Array(repeating: 0.1, count: 100) + Array(repeating: 0.9, count: 100) + Array(repeating: 0.1, count: 100))
+            #expect(likelyEnds(actions).isEmpty, "likely-end-ms=\(likelyEndMs)")
+            #expect(ends(actions).count == 1)
         }
     }
 

@@ -96,6 +96,8 @@ enum VADFrames {
                     segments[segments.count - 1].speechEnd = speechEnd
                     segments[segments.count - 1].closedAt = now
                         + (VADSegmenterElement.waitedForLookahead(mode: mode, reason: reason) ? lookahead : 0)
+                case .likelyEnd, .resumed:
+                    break  // what downstream may start early; the segment's frames are the same
                 }
             }
         }

@@ -143,39 +143,20 @@ public final class ApertiumTranslator: @unchecked Sendable {
         let result: Result<String, ApertiumError> = lock.withLock { _ in
             var current = text
             for (mode, process) in hops {
-                let request = Data((Self.escape(current) + ".[]").utf8) + Data([0])
+                let request = Array((Self.escape(current) + ".[]").utf8) + [0]
                 guard process.isRunning else { return .failure(.failed("the \(mode) process has exited")) }
-                guard process.write(Array(request)) else {
-                    return .failure(.failed("could not write to the \(mode) process"))
-                }
-                switch readAnswer(from: process, mode: mode) {
-                case .success(let answer): current = Self.unescape(answer)
-                case .failure(let error): return .failure(error)
+                // Written while the answer is read: apertium answers a long
+                // text while still reading it (writing it all first deadlocked
+                // both sides on a 400 KB text).
+                switch process.exchange(request, until: 0, timeoutMs: timeoutMs) {
+                case .success(let answer): current = Self.unescape(String(decoding: answer, as: UTF8.self))
+                case .failure(.timedOut): return .failure(.failed("no answer from the \(mode) process in \(timeoutMs) ms"))
+                case .failure(.closed): return .failure(.failed("the \(mode) process closed its input or output"))
                 }
             }
             return .success(current)
         }
         return try result.get()
-    }
-
-    /// Reads up to the NUL that ends an answer, waiting at most the timeout
-    /// for each piece.
-    private func readAnswer(from process: ChildProcess, mode: String) -> Result<String, ApertiumError> {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            var poller = pollfd(fd: process.output, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, timeoutMs)
-            if ready == 0 { return .failure(.failed("no answer from the \(mode) process in \(timeoutMs) ms")) }
-            if ready < 0 { continue }
-            let count = chunk.withUnsafeMutableBytes { read(process.output, $0.baseAddress, $0.count) }
-            if count <= 0 { return .failure(.failed("the \(mode) process closed its output")) }
-            if let end = chunk[0..<count].firstIndex(of: 0) {
-                bytes += chunk[0..<end]
-                return .success(String(decoding: bytes, as: UTF8.self))
-            }
-            bytes += chunk[0..<count]
-        }
     }
 
     /// Ends the process (READY→NULL).

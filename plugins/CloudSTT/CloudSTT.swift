@@ -15,6 +15,20 @@
 // stream: partial results (status partial, the text so far) precede each
 // final. With its src pad unlinked the element ends the pipeline itself.
 //
+// Speculation (`speculate`, default auto: with provider=local only): when
+// vadsegmenter says a segment's end is likely (`parley/speech-likely-end`,
+// after likely-end-ms of silence), the segment as heard so far is
+// transcribed at once, off the ordered queue; when the silence confirms the
+// end with no speech after it, that transcription is the segment's final,
+// so the final is there 300 ms sooner (or more: the wait for it started
+// earlier). When the speaker goes on (`parley/speech-resumed`) it is
+// cancelled (dropped from the Whisper worker's queue, or its answer thrown
+// away). Nothing speculative is emitted: one final per segment, in order.
+// The stt `parley/latency` message says how many were started and whether
+// the final is one (`speculative-requests`, `speculation-used`). With a
+// paid provider each withdrawn likely end costs a request: opt in with
+// speculate=always.
+//
 // Providers: `local` needs no network or key: it runs Whisper-base
 // (faster-whisper, int8) in a worker process once scripts/setup has prepared
 // it, pocketsphinx in-process otherwise (`local-engine` chooses), and says
@@ -101,6 +115,7 @@ public final class CloudSTTElement: ProviderElement {
     public static let DEFAULT_UPLOAD_FORMAT = UploadFormat.wav
     public static let DEFAULT_LOCAL_ENGINE = STTProvider.LocalEngine.auto
     public static let DEFAULT_LOCAL_THREADS = 0
+    public static let DEFAULT_SPECULATE = STTSpeculation.auto
     /// One request at a time: the local engines are serial, and context-prompt is exact.
     public static let DEFAULT_MAX_IN_FLIGHT = 1
     /// A segment's transcription once it ended, locally or from a nearby service.
@@ -144,6 +159,9 @@ public final class CloudSTTElement: ProviderElement {
                                   default: DEFAULT_LOCAL_ENGINE.rawValue)),
         PropertySpec("local-threads", nick: "Local threads", blurb: "CPU threads of the Whisper worker; 0 = all cores",
                      .int(default: DEFAULT_LOCAL_THREADS, range: 0...64)),
+        PropertySpec("speculate", nick: "Speculate",
+                     blurb: "Start transcribing a segment at vadsegmenter's likely end (parley/speech-likely-end), before the silence confirms it, and use that transcription if the speaker does not go on; never emitted early, one final per segment in order. Costs a request per withdrawn likely end (paid providers: opt in with always)",
+                     .enumeration(typeName: "GstParleySTTSpeculation", values: STTSpeculation.values, default: DEFAULT_SPECULATE.rawValue)),
         PropertySpec("language", nick: "Language",
                      blurb: "BCP-47 tag of the speech (en, en-US, pt-BR, zh-Hans): providers and engines are sent its language subtag (google: the whole tag, a region added: en → en-US), results carry the tag; empty = let Whisper detect it (pocketsphinx knows en only; google needs one)",
                      .string(default: DEFAULT_LANGUAGE), check: languageProblem),
@@ -167,6 +185,7 @@ public final class CloudSTTElement: ProviderElement {
         var uploadFormat = DEFAULT_UPLOAD_FORMAT
         var localEngine = DEFAULT_LOCAL_ENGINE
         var localThreads = DEFAULT_LOCAL_THREADS
+        var speculate = DEFAULT_SPECULATE
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
@@ -185,6 +204,8 @@ public final class CloudSTTElement: ProviderElement {
     let closed = Flag()
     /// The last final transcript, for context-prompt.
     let previousTranscript = Mutex("")
+    /// Transcriptions started on likely ends.
+    let speculations = Speculations()
 
     public init(element: ElementHandle) {
         self.element = element
@@ -201,6 +222,7 @@ public final class CloudSTTElement: ProviderElement {
         case "upload-format": return .enumeration(current.uploadFormat.rawValue)
         case "local-engine": return .enumeration(current.localEngine.rawValue)
         case "local-threads": return .int(current.localThreads)
+        case "speculate": return .enumeration(current.speculate.rawValue)
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
@@ -218,6 +240,7 @@ public final class CloudSTTElement: ProviderElement {
         case "upload-format": settings.uploadFormat = UploadFormat(rawValue: value.int) ?? Self.DEFAULT_UPLOAD_FORMAT
         case "local-engine": settings.localEngine = STTProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
         case "local-threads": settings.localThreads = value.int
+        case "speculate": settings.speculate = STTSpeculation(rawValue: value.int) ?? Self.DEFAULT_SPECULATE
         case "language": settings.language = value.string ?? ""
         case "min-segment-ms": settings.minSegmentMs = value.int
         case "max-segment-ms": settings.maxSegmentMs = value.int
@@ -260,7 +283,10 @@ public final class CloudSTTElement: ProviderElement {
         counters.reset()
         previousTranscript.withLock { $0 = "" }
         segments.withLock { $0 = SegmentCollector() }
+        speculations.cancelAll()
     }
+
+    public func stop() { speculations.cancelAll() }
 
     public func close() {
         closed.set()
@@ -299,12 +325,19 @@ public final class CloudSTTElement: ProviderElement {
             return []
         case .flushStop:
             segments.withLock { $0 = SegmentCollector(rate: $0.rate) }
+            speculations.cancelAll()
             return []
         case .eos:
             return segments.withLock { $0.finish() }.map { [work(for: $0)] } ?? []
         default:
             guard let boundary = SpeechBoundary(event) else { return [] }
-            return segments.withLock { $0.boundary(boundary) }.map { work(for: $0) }
+            return segments.withLock { $0.boundary(boundary) }.compactMap { step in
+                switch step {
+                case .completed(let segment): return work(for: segment)
+                case .likelyEnd(let heard): speculate(on: heard); return nil
+                case .resumed(let id): speculations.withdraw(id); return nil
+                }
+            }
         }
     }
 }

@@ -41,8 +41,34 @@ struct SegmentCollector {
         return nil
     }
 
-    /// A speech event; returns the segments it completes.
-    mutating func boundary(_ boundary: SpeechBoundary) -> [SpeechSegment] {
+    /// What a speech event does to the segments.
+    enum Step: Sendable {
+        /// A segment completed.
+        case completed(SpeechSegment)
+        /// Segment `id`'s end is likely: its audio so far.
+        case likelyEnd(SpeechSegment)
+        /// The likely end of segment `id` is withdrawn: its speaker went on.
+        case resumed(id: UInt64)
+    }
+
+    /// A speech event; returns what it does (the segments it completes,
+    /// a likely end of the open one, or its withdrawal).
+    mutating func boundary(_ boundary: SpeechBoundary) -> [Step] {
+        switch boundary {
+        case .likelyEnd(let id, _, let speechEnd, let decidedAt):
+            guard evented, var open = current, open.id == id, !open.samples.isEmpty else { return [] }
+            open.speechEnd = speechEnd
+            open.decidedAt = decidedAt
+            return [.likelyEnd(open)]
+        case .resumed(let id, _):
+            return evented && current?.id == id ? [.resumed(id: id)] : []
+        default:
+            return completed(by: boundary).map { .completed($0) }
+        }
+    }
+
+    /// A speech-start or speech-end event; returns the segments it completes.
+    private mutating func completed(by boundary: SpeechBoundary) -> [SpeechSegment] {
         var done: [SpeechSegment] = []
         if !evented, let automatic = current, !automatic.samples.isEmpty { done.append(automatic) }
         if !evented { current = nil }
@@ -57,6 +83,8 @@ struct SegmentCollector {
             segment.speechEnd = speechEnd
             done.append(segment)
             current = nil
+        case .likelyEnd, .resumed:
+            break
         }
         return done
     }

@@ -15,8 +15,12 @@ extension CloudSTTElement {
         let language = current.task == .translate ? "en" : current.language
         let transcribers = transcribers.withLock { $0 }
         let counters = counters
+        // Taken on the streaming thread, in order: a likely end after this
+        // one belongs to the next segment.
+        let speculation = speculations.take(segment.id)
         return StageWork(progressive: { [self] emit in
             if let refused = Self.refusal(of: segment, settings: current) {
+                speculation.task?.cancel()
                 return Self.result(segment, text: "", status: .skipped, language: language, counters: counters, warning: refused)
             }
             guard let transcribers else {
@@ -24,22 +28,64 @@ extension CloudSTTElement {
                                    warning: "segment \(segment.id): no provider is set up")
             }
             var meta = SpeechMeta(segmentID: segment.id, language: language)
-            meta.stamp(.requestSent)
-            let request = request(for: segment, settings: current)
-            let outcome = await transcribers.chain.run { index -> FallbackChain.Attempt<Transcription> in
-                do throws(ProviderFailure) {
-                    return .served(try await transcribers.members[index].transcribe(request, onPartial: { text in
-                        emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
-                    }))
-                } catch {
-                    return .failed(error.error, attempts: error.attempts)
+            let outcome: FallbackChain.Outcome<Transcription>
+            if let speculative = speculation.task {
+                // Started at the likely end; nothing but silence came after it.
+                meta.stamp(.requestSent, at: speculation.startedAt)
+                outcome = await speculative.value
+            } else {
+                meta.stamp(.requestSent)
+                outcome = await transcribe(segment, settings: current, transcribers: transcribers) { text in
+                    emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
                 }
             }
-            return result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
+            var output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
+            output.messages = output.messages.map {
+                Self.withSpeculation($0, started: speculation.started, used: speculation.task != nil)
+            }
+            return output
         }, placeholder: { reason in
-            Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
-                        warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
+            speculation.task?.cancel()
+            return Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
+                               warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
         })
+    }
+
+    /// The chain's transcription of `segment`; `onPartial` gets what a streaming provider shows on the way.
+    func transcribe(_ segment: SpeechSegment, settings: Settings, transcribers: Transcribers,
+                    onPartial: (@Sendable (String) -> Void)?) async -> FallbackChain.Outcome<Transcription> {
+        let request = request(for: segment, settings: settings)
+        return await transcribers.chain.run { index -> FallbackChain.Attempt<Transcription> in
+            do throws(ProviderFailure) {
+                return .served(try await transcribers.members[index].transcribe(request, onPartial: onPartial))
+            } catch {
+                return .failed(error.error, attempts: error.attempts)
+            }
+        }
+    }
+
+    /// A likely end (speculate): the segment as heard so far is transcribed
+    /// now, off the ordered queue; its end takes the result if the speaker
+    /// did not go on. Partials are not shown for it: nothing speculative is emitted.
+    func speculate(on heard: SpeechSegment) {
+        let current = settings.withLock { $0 }
+        guard current.speculate.applies(to: current.providers.provider),
+              Self.refusal(of: heard, settings: current) == nil,
+              let transcribers = transcribers.withLock({ $0 }) else { return }
+        speculations.start(heard.id) { [self] in
+            await transcribe(heard, settings: current, transcribers: transcribers, onPartial: nil)
+        }
+    }
+
+    /// The stt `parley/latency` message with what speculation did for the
+    /// segment: how many transcriptions were started on likely ends (those
+    /// withdrawn included) and whether the result is one of them.
+    static func withSpeculation(_ message: Structure, started: Int, used: Bool) -> Structure {
+        guard message.name == "parley/latency", started > 0 else { return message }
+        var message = message
+        message["speculative-requests"] = .int(started)
+        message["speculation-used"] = .bool(used)
+        return message
     }
 
     /// Why a segment is not sent at all (shorter than min-segment-ms), or nil.

@@ -5,7 +5,10 @@
 //         ! cloudtts provider=compatible base-url=http://127.0.0.1:8080/v1 ! audioconvert ! autoaudiosink
 //
 // Finals (and buffers with no meta) are spoken; partials, failed and skipped
-// results are not. One audio stream per result, in segment order, through
+// results are not. A result not spoken (failed or skipped upstream, empty,
+// or failed here) leaves a GAP event where it would have started: sinks
+// downstream preroll on it as on audio, so the branch after a tee keeps
+// flowing however many results in a row have no speech. One audio stream per result, in segment order, through
 // the framework's ordered stage (max-in-flight, max-pending, queue-policy):
 // a later result may be fetched while an earlier one plays, and leaves after
 // it. Audio keeps the input's time domain (a result starts at its text's PTS
@@ -182,13 +185,27 @@ public final class CloudTTSElement: ProviderElement {
     public func accept(_ buffer: Buffer) -> [StageWork] {
         let number = timeline.withLock { $0.receive() }
         let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
-        guard meta.status == .final else { return [] }
+        switch meta.status {
+        case .final: break
+        case .partial: return []
+        case .failed, .skipped: return [unspokenUpstream(meta, pts: buffer.pts)]
+        }
         let current = settings.withLock { $0 }
         let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
         let text = String(validating: buffer.withBytes { Array($0) }, as: UTF8.self)
         return [work(Utterance(text: text,
                                pts: buffer.pts, meta: meta, settings: current, receivedAt: MonotonicClock.nanoseconds(),
                                generation: generation))]
+    }
+
+    /// A result that failed or was skipped upstream: not spoken, a GAP in its place.
+    func unspokenUpstream(_ meta: SpeechMeta, pts: UInt64) -> StageWork {
+        let timeline = timeline
+        return StageWork({
+            var output = StageOutput()
+            output.prepare = { $0.eventsBefore.append(timeline.gap(for: pts)) }
+            return output
+        }, placeholder: { _ in StageOutput() })
     }
 
     public func sinkEvent(_ event: Event) -> [StageWork] {

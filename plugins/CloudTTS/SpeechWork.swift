@@ -43,6 +43,7 @@ final class Placement: @unchecked Sendable {
     /// that was not spoken (failed) still gets one, with `status` and
     /// `reason`, so a recorder downstream knows the segment has no speech and why.
     func finish(_ output: inout StageOutput, failure: String? = nil) {
+        if start == nil { output.eventsBefore.append(timeline.gap(for: pts)) }  // nothing spoken: sinks still preroll
         guard start != nil || failure != nil else { return }
         output.eventsAfter.append(SpeechOutputEnd(segmentID: id, end: start == nil ? pts : end, failure: failure).event)
     }
@@ -138,6 +139,8 @@ extension CloudTTSElement {
         if status == .failed {
             output.eventsAfter = [SpeechOutputEnd(segmentID: id, end: utterance.pts, failure: reason ?? "not spoken").event]
         }
+        let timeline = timeline
+        output.prepare = { $0.eventsBefore.append(timeline.gap(for: utterance.pts)) }
         return output
     }
 

@@ -113,14 +113,25 @@ public final class EspeakTTSElement: AsyncTransform {
         let number = timeline.withLock { $0.receive() }
         // A result with no meta (plain text) is numbered in arrival order.
         let meta = buffer.speechMeta ?? SpeechMeta(segmentID: number)
-        if meta.status != .final { return [] }
+        if meta.status == .partial { return [] }
         let current = settings.withLock { $0 }
         // espeak-ng reads a C string: a NUL would end the text there, silently.
         let text = buffer.text.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { return [] }
+        guard meta.status == .final, !text.isEmpty else { return [unspoken(pts: buffer.pts)] }
         let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
         return [work(Utterance(text: text, pts: buffer.pts, meta: meta, parameters: current.speech.parameters,
                                receivedAt: MonotonicClock.nanoseconds(), generation: generation))]
+    }
+
+    /// A result with nothing to speak (failed or skipped upstream, or
+    /// empty): a GAP in its place, so sinks downstream preroll.
+    private func unspoken(pts: UInt64) -> StageWork {
+        let timeline = timeline
+        return StageWork({
+            var output = StageOutput()
+            output.prepare = { $0.eventsBefore.append(timeline.gap(for: pts)) }
+            return output
+        }, placeholder: { _ in StageOutput() })
     }
 
     public func sinkEvent(_ event: Event) -> [StageWork] {
@@ -209,7 +220,8 @@ public final class EspeakTTSElement: AsyncTransform {
         let end = start + pushedSamples * Gst.second / rate
         timeline.withLock { $0.spoke(until: end) }
         spoken.add(1, ordering: .relaxed)
-        return StageOutput(warning: warning)
+        // Nothing spoken (espeak-ng failed, or a barge-in came first): sinks still preroll.
+        return StageOutput(warning: warning, eventsBefore: pushedSamples == 0 ? [Event.gap(timestamp: start, duration: 0)] : [])
     }
 
     private static func markMessage(_ mark: SpeechMark, text: String, start: UInt64, segment: UInt64) -> Structure? {

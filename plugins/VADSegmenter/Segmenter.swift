@@ -24,8 +24,11 @@ public struct SegmenterConfiguration: Sendable, Equatable {
     public var maxSegmentMs: Int
     public var mode: SegmentationMode
     public var dropSilence: Bool
+    /// In vad mode, the silence after which a segment's end is likely
+    /// (`likelyEnd`), before silence-duration-ms confirms it; 0 = never said.
+    public var likelyEndMs: Int
     public init(threshold: Float, onsetThreshold: Float, prefixPaddingMs: Int, silenceDurationMs: Int, minSpeechMs: Int,
-                maxSegmentMs: Int, mode: SegmentationMode, dropSilence: Bool) {
+                maxSegmentMs: Int, mode: SegmentationMode, dropSilence: Bool, likelyEndMs: Int) {
         self.threshold = threshold
         self.onsetThreshold = onsetThreshold
         self.prefixPaddingMs = prefixPaddingMs
@@ -34,6 +37,7 @@ public struct SegmenterConfiguration: Sendable, Equatable {
         self.maxSegmentMs = maxSegmentMs
         self.mode = mode
         self.dropSilence = dropSilence
+        self.likelyEndMs = likelyEndMs
     }
 }
 
@@ -63,6 +67,11 @@ public enum SegmenterAction: Sendable {
     /// `mode` is the mode that cut it (for mode-change, the one switched from).
     case end(id: UInt64, start: UInt64, end: UInt64, speechEnd: UInt64, reason: SegmentEndReason, meanProbability: Float,
              mode: SegmentationMode)
+    /// The segment's end is likely: likely-end-ms of silence followed its
+    /// last speech (`speechEnd`); the audio through `position` has been passed on.
+    case likelyEnd(id: UInt64, position: UInt64, speechEnd: UInt64)
+    /// Speech resumed after a likely end: that end is withdrawn.
+    case resumed(id: UInt64, at: UInt64)
 }
 
 /// The segmentation state machine, free of GStreamer so it can be reasoned
@@ -84,6 +93,12 @@ public enum SegmenterAction: Sendable {
 /// detector doubts, at or over `threshold` but under `threshold` +
 /// `doubtBand`, counts in part (the nearer `threshold`, the more) and does
 /// not start the count again; a frame over that does. See `doubtBand`.
+///
+/// On the way, once likely-end-ms of that silence is counted (the same
+/// counting, the lookahead included), the end is said to be likely, once a
+/// pause; sure speech after it withdraws it (`resumed`), and a later pause
+/// may be likely again. Not while frames are held near max-segment-ms: the
+/// audio said to be complete must have been passed on.
 public struct Segmenter {
     /// How far over `threshold` a frame is doubted rather than sure speech.
     ///
@@ -139,6 +154,8 @@ public struct Segmenter {
         var lastSpeechEnd: UInt64
         var probabilitySum: Float = 0
         var framesKept = 0
+        /// A likely end was said for the pause now counted, and not withdrawn.
+        var likelyEndSaid = false
 
         mutating func keep(_ frame: Frame, threshold: Float) {
             framesKept += 1
@@ -327,7 +344,9 @@ public struct Segmenter {
             lastEnd = frame.end
         }
         // Whole frames add exact integers; the allowance is for partial ones' rounding.
-        if allowEnd && silence >= Float(max(1, frames(configuration.silenceDurationMs) - heardAhead)) - 1e-3 {
+        let closes = allowEnd && silence >= Float(max(1, frames(configuration.silenceDurationMs) - heardAhead)) - 1e-3
+        if allowEnd && !closes { actions.append(contentsOf: likelyEnd(after: frame, silence: silence)) }
+        if closes {
             for heldFrame in held { actions.append(keep(heldFrame)) }
             let end = held.last?.end ?? frame.end
             held.removeAll()
@@ -352,6 +371,20 @@ public struct Segmenter {
             }
         }
         return actions
+    }
+
+    /// Whether the pause being counted has made the end likely, or sure
+    /// speech has withdrawn a likely end said before.
+    private mutating func likelyEnd(after frame: Frame, silence: Float) -> [SegmenterAction] {
+        guard configuration.likelyEndMs > 0, let segment = open else { return [] }
+        if segment.likelyEndSaid && silence == 0 {
+            open!.likelyEndSaid = false
+            return [.resumed(id: segment.id, at: frame.pts)]
+        }
+        let likely = Float(max(1, frames(configuration.likelyEndMs) - heardAhead)) - 1e-3
+        guard !segment.likelyEndSaid, held.isEmpty, silence >= likely else { return [] }
+        open!.likelyEndSaid = true
+        return [.likelyEnd(id: segment.id, position: frame.end, speechEnd: segment.lastSpeechEnd)]
     }
 
     /// A frame that is the open segment's for good: counted in its speech end

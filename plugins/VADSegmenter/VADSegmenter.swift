@@ -47,6 +47,16 @@
 // that the detector only half believes (0.5-0.7) opens nothing; once open,
 // `threshold` alone keeps the segment going and ends it. Figures against
 // WebRTC VAD and Silero: benchmarks/vad/results.md.
+//
+// A segment may end in two steps. After likely-end-ms (200) of that same
+// silence, a serialized `parley/speech-likely-end` event (segment-id, the
+// position up to which its audio has been sent, speech-end) says the end is
+// likely, so downstream can start early (cloudstt transcribes then); if sure
+// speech comes before silence-duration-ms, `parley/speech-resumed` withdraws
+// it, and a later pause may be likely again; otherwise `parley/speech-end`
+// confirms it as before. Elements that do not know these events pass them
+// on in order. likely-end-ms=0 (or at or over silence-duration-ms) turns
+// them off.
 import GstKit
 import ParleyCore
 import ParleySpeech
@@ -58,6 +68,9 @@ public final class VADSegmenterElement: Filter {
     public static let DEFAULT_ONSET_THRESHOLD = 0.75
     public static let DEFAULT_PREFIX_PADDING_MS = 300
     public static let DEFAULT_SILENCE_DURATION_MS = 500
+    /// The end is likely after 200 ms of silence: downstream (cloudstt) may
+    /// start transcribing then, 300 ms before the 500 ms silence confirms it.
+    public static let DEFAULT_LIKELY_END_MS = 200
     public static let DEFAULT_MIN_SPEECH_MS = 200
     public static let DEFAULT_MAX_SEGMENT_MS = 30_000
     public static let DEFAULT_MODE = SegmentationMode.vad
@@ -91,6 +104,9 @@ public final class VADSegmenterElement: Filter {
                      .int(default: DEFAULT_PREFIX_PADDING_MS, range: 0...5000)),
         PropertySpec("silence-duration-ms", nick: "Silence duration", blurb: "Silence that ends a segment, in ms from the end of speech to the decision (the detector's \(lookaheadMs) ms lookahead counts towards it; frames under threshold + \(Segmenter.doubtBand), which it doubts, count in part)",
                      .int(default: DEFAULT_SILENCE_DURATION_MS, range: 10...10_000), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("likely-end-ms", nick: "Likely end",
+                     blurb: "After this much silence (counted as silence-duration-ms is) a segment's end is likely: a parley/speech-likely-end event lets downstream start early (cloudstt transcribes then), withdrawn by parley/speech-resumed if speech goes on; 0 = never, or at or over silence-duration-ms",
+                     .int(default: DEFAULT_LIKELY_END_MS, range: 0...10_000), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms (counted over the last min-speech-ms + silence-duration-ms; pauses shorter than silence-duration-ms inside it do not start the count again)",
                      .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
         PropertySpec("max-segment-ms", nick: "Maximum segment", blurb: "Longer segments are cut at the quietest frame of their last 500 ms, in ms",
@@ -115,7 +131,8 @@ public final class VADSegmenterElement: Filter {
     public static let defaultConfiguration = SegmenterConfiguration(
         threshold: Float(DEFAULT_THRESHOLD), onsetThreshold: Float(DEFAULT_ONSET_THRESHOLD), prefixPaddingMs: DEFAULT_PREFIX_PADDING_MS,
         silenceDurationMs: DEFAULT_SILENCE_DURATION_MS, minSpeechMs: DEFAULT_MIN_SPEECH_MS,
-        maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE)
+        maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE,
+        likelyEndMs: DEFAULT_LIKELY_END_MS)
 
     struct Settings {
         var segmenter = defaultConfiguration
@@ -179,6 +196,7 @@ public final class VADSegmenterElement: Filter {
         case "onset-threshold": return .double(Double(current.segmenter.onsetThreshold))
         case "prefix-padding-ms": return .int(current.segmenter.prefixPaddingMs)
         case "silence-duration-ms": return .int(current.segmenter.silenceDurationMs)
+        case "likely-end-ms": return .int(current.segmenter.likelyEndMs)
         case "min-speech-ms": return .int(current.segmenter.minSpeechMs)
         case "max-segment-ms": return .int(current.segmenter.maxSegmentMs)
         case "mode": return .enumeration(current.segmenter.mode.rawValue)
@@ -197,6 +215,7 @@ public final class VADSegmenterElement: Filter {
             case "onset-threshold": settings.segmenter.onsetThreshold = Float(value.double)
             case "prefix-padding-ms": settings.segmenter.prefixPaddingMs = value.int
             case "silence-duration-ms": settings.segmenter.silenceDurationMs = value.int
+            case "likely-end-ms": settings.segmenter.likelyEndMs = value.int
             case "min-speech-ms": settings.segmenter.minSpeechMs = value.int
             case "max-segment-ms": settings.segmenter.maxSegmentMs = value.int
             case "mode":
@@ -376,6 +395,15 @@ public final class VADSegmenterElement: Filter {
                 flushRun()
                 Self.log.debug("segment \(id) starts at \(formatClockTime(pts))", object: element)
                 outputs.append(.event(SpeechBoundary.start(segmentID: id, pts: pts).event))
+            case .likelyEnd(let id, let position, let speechEnd):
+                flushRun()
+                Self.log.debug("segment \(id): end likely at \(formatClockTime(position))", object: element)
+                outputs.append(.event(SpeechBoundary.likelyEnd(segmentID: id, position: position, speechEnd: speechEnd,
+                                                               decidedAt: MonotonicClock.nanoseconds()).event))
+            case .resumed(let id, let at):
+                flushRun()
+                Self.log.debug("segment \(id): speech resumed at \(formatClockTime(at))", object: element)
+                outputs.append(.event(SpeechBoundary.resumed(segmentID: id, at: at).event))
             case .end(let id, let start, let end, let speechEnd, let reason, let mean, let mode):
                 flushRun()
                 let decidedAt = MonotonicClock.nanoseconds()

@@ -25,6 +25,8 @@ extension VADSegmenterElement {
         ], queued: false),
         SpeechDocs.speechStart,
         SpeechDocs.speechEnd,
+        SpeechDocs.speechLikelyEnd,
+        SpeechDocs.speechResumed,
         SpeechDocs.meta,
     ]
 }

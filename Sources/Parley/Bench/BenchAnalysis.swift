@@ -214,7 +214,11 @@ public struct BenchAnalysis {
     static func services(_ figures: [String: Double], stages: Set<String>) -> Double? {
         var total = 0.0
         if stages.contains("stt") {
-            guard let stt = figures["stt.processing-ms"] else { return nil }
+            // A transcription started at the likely end ran partly before the
+            // VAD's decision: on the path from speech end, only what was left
+            // of it after the decision counts (ttfs-ms, from the decision).
+            let speculated = figures["stt.speculation-used"] == 1
+            guard let stt = speculated ? figures["stt.ttfs-ms"] : figures["stt.processing-ms"] else { return nil }
             total += stt
         }
         if stages.contains("translate") {

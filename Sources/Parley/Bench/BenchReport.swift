@@ -182,7 +182,8 @@ public struct BenchReport: Sendable, Codable {
         final; `tts.time-to-first-audio-ms` text in → first audio; `*.queue-wait-ms` time waiting for a request \
         slot; `voice-to-voice-ms` reference speech end → first audio at the pipeline's sink (`voice-to-text-ms` for \
         text); `services-ms` the services' time on that path as the client sees it, network included (STT request → \
-        response, translation request → final, TTS request → first audio); `overhead-ms` = voice to voice − `eos-detection-ms` − services: what the framework adds once the VAD has decided. \
+        response, translation request → final, TTS request → first audio; for a transcription started at the likely end, only its time after the VAD's decision); `overhead-ms` = voice to voice − `eos-detection-ms` − services: what the framework adds once the VAD has decided; \
+        `stt.speculative-requests` transcriptions started at the segment's likely ends (cloudstt `speculate`), `stt.speculation-used` 1 when the final is the last of them: requests − used is the speculative work thrown away. \
         Resources: `audio s` is the measured recordings, `stream s` all the source played (warm-up, recordings and \
         the pauses between them), `× real time` stream per wall second; CPU and peak RSS of parley and of the engine \
         workers it started (Whisper, apertium), from /proc. Percentiles interpolate between ranks; wall-time figures come from CLOCK_MONOTONIC.

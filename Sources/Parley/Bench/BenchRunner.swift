@@ -260,7 +260,12 @@ public final class BenchRunner: @unchecked Sendable {
             observed.translations[result.segmentID, default: [:]][result.source] = result
         case .latency(let report):
             let key = report.stage == "vad" ? "vad" : reporters[report.source] ?? report.stage
-            observed.latency[report.segmentID, default: [:]][key, default: [:]].merge(report.figures) { $1 }
+            var figures = report.figures
+            // Speculation as counts, so the report shows the work thrown away:
+            // requests started on likely ends, and whether the last was used.
+            if let started = report.speculativeRequests { figures["speculative-requests"] = Double(started) }
+            if let used = report.speculationUsed { figures["speculation-used"] = used ? 1 : 0 }
+            observed.latency[report.segmentID, default: [:]][key, default: [:]].merge(figures) { $1 }
         case .elementMessage(_, let structure) where structure.name == "parley/recording":
             if structure["event"]?.string == "started" {
                 observed.startedAt = structure["started-at"]?.uint64
