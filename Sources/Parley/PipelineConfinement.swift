@@ -22,7 +22,18 @@ import ParleyCore
 ///   start;
 /// - no provider at an address the worker was not given: a cloud element's
 ///   `base-url` must stay empty, the provider's own address, so an API key
-///   this worker holds in its environment is never sent elsewhere.
+///   this worker holds in its environment is never sent elsewhere;
+/// - only the elements a speech job needs (`allowedFactories`): reading,
+///   decoding, converting, cutting, transcribing, translating, speaking,
+///   recording and writing speech. Anything else is refused by name, so a
+///   newly installed element is not trusted by default, and nothing a job
+///   names can reach the worker's own descriptors (`fdsink fd=6` wrote a
+///   job's input into the worker's NATS connection), run a program or open
+///   a socket. Elements that decodebin picks while playing are decoders.
+///   The special values that are not places are accepted only where they
+///   mean something else: transcriptsink's `location=-` (standard output)
+///   and streamtranslator's `cache-dir=none` (memory only); elsewhere "-"
+///   and "none" are file names in the worker's folder, and refused.
 ///
 /// A violation names the element and what it would reach; the job fails
 /// with it, before anything is read or written.
@@ -43,6 +54,29 @@ public struct PipelineConfinement: Sendable {
         property.split(separator: "-").contains { pathWords.contains($0) }
     }
 
+    /// The element factories a job's pipeline may use (see the type's docs).
+    public static let allowedFactories: Set<String> = [
+        // Parley's elements
+        "vadsegmenter", "cloudstt", "streamtranslator", "cloudtts", "espeaktts", "espeaksrc", "transcriptsink",
+        "sessionrecorder", "linesplitter", "recordingsrc",
+        // files in the job's folder (their places are checked)
+        "filesrc", "filesink", "uridecodebin", "uridecodebin3",
+        // decoding, parsing, encoding and muxing audio
+        "decodebin", "decodebin3", "parsebin", "wavparse", "wavenc", "flacparse", "flacdec", "flacenc", "oggdemux", "oggmux",
+        "vorbisdec", "vorbisenc", "opusdec", "opusenc", "opusparse", "mpegaudioparse", "mpg123audiodec", "lamemp3enc",
+        "qtdemux", "mp4mux", "matroskademux", "matroskamux", "webmmux", "aacparse", "avdec_aac", "rawaudioparse",
+        // converting and routing in the pipeline
+        "audioconvert", "audioresample", "audiorate", "volume", "level", "capsfilter", "queue", "tee", "identity",
+        "audiomixer", "interleave", "deinterleave",
+        // test sources and sinks
+        "fakesrc", "fakesink", "audiotestsrc",
+        // what decodebin and its kin hold from the start
+        "typefind", "multiqueue",
+    ]
+
+    /// Values of a place property that name no place, by element and property.
+    static let notPlaces: [String: Set<String>] = ["transcriptsink location": ["-"], "streamtranslator cache-dir": ["none"]]
+
     /// Sinks, sources and players that open a device of their own choosing
     /// when they start (so no `device` property shows it beforehand).
     static let deviceChoosers: Set<String> = ["autoaudiosink", "autoaudiosrc", "autovideosink", "autovideosrc",
@@ -60,10 +94,12 @@ public struct PipelineConfinement: Sendable {
                 found.append("\(named) opens a device")
             } else if let klass = factory.isEmpty ? nil : ElementFactory(named: factory)?.klass, klass.contains("Network") {
                 found.append("\(named) reaches the network (\(klass))")
+            } else if !factory.isEmpty && !Self.allowedFactories.contains(factory) {
+                found.append("\(named) is not an element a job may use (a worker runs only what a speech job needs; see PipelineConfinement.allowedFactories)")
             }
             for name in element.propertyNames where Self.namesAPlace(name) {
-                // "-" is standard output (transcriptsink); "none" keeps streamtranslator's cache in memory.
-                guard let value = element.property(name)?.string, !value.isEmpty, value != "-", value != "none" else { continue }
+                guard let value = element.property(name)?.string, !value.isEmpty,
+                      Self.notPlaces["\(factory) \(name)"]?.contains(value) != true else { continue }
                 if !isInside(value) { found.append("\(named): \(name) \(quoted(value)) is outside the job's folder \(folder)") }
             }
             if let uri = element.property("uri")?.string, !uri.isEmpty {

@@ -124,8 +124,9 @@ struct PipelineJobRunner: JobRunner {
         guard !trustsPipelines else { return }
         let violations = PipelineConfinement(folder: folder.path).violations(in: pipeline)
         guard violations.isEmpty else {
-            throw Failure(description: "this worker keeps a job's pipeline inside the job's folder (parley worker --trust-pipelines lifts that): "
-                          + violations.joined(separator: "; "))
+            // The same pipeline is refused the same way on every attempt and every worker: fail it at once.
+            throw FinalJobFailure("this worker keeps a job's pipeline inside the job's folder (parley worker --trust-pipelines lifts that): "
+                                  + violations.joined(separator: "; "))
         }
     }
 

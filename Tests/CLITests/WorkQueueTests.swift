@@ -450,15 +450,16 @@ struct WorkQueueTests {
             return try await cluster.status(batch).first
         }
 
-        let confined = try await cluster.worker(["--ack-wait", "4", "--max-deliver", "1"])
+        let confined = try await cluster.worker(["--ack-wait", "4", "--max-deliver", "3", "--retry-delay", "0.2"])
         let refused = try #require(try await copyJob()?.result)
         #expect(refused.status == "failed")
+        #expect(refused.reasons.count == 1, "the same pipeline is refused on every attempt: not retried (\(refused.reasons))")
         #expect(refused.reasons.first?.contains("location \"\(secret.path)\" is outside the job's folder") == true, "\(refused.reasons)")
         #expect(refused.reasons.first?.contains("--trust-pipelines") == true, "\(refused.reasons)")
         confined.signal(SIGTERM)
         #expect(await confined.exitStatus(within: 30) == 0)
 
-        try await cluster.worker(["--ack-wait", "4", "--max-deliver", "1", "--trust-pipelines"])
+        try await cluster.worker(["--ack-wait", "4", "--max-deliver", "3", "--retry-delay", "0.2", "--trust-pipelines"])
         let trusted = try #require(try await copyJob()?.result)
         #expect(trusted.status == "done", "\(trusted.reasons)")
         // A declared variable is the job's value or the file's default: the worker's HOME does not leak in.

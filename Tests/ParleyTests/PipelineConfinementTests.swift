@@ -42,6 +42,25 @@ import Testing
         }
     }
 
+    /// Only what a speech job needs: a file descriptor (the worker's own
+    /// NATS connection is one), a program or anything newly installed is
+    /// refused by name; "-" and "none" are places except where they are not.
+    @Test func elementsOutsideTheAllowListAndFileNamesThatLookSpecialAreRefused() throws {
+        let found = try violations("""
+            filesrc location=\(job)/input/a.wav ! fdsink name=wire fd=6
+            fdsrc name=tap fd=0 ! fakesink
+            fakesrc ! filesink name=dash location=-
+            fakesrc ! filesink name=word location=none
+            fakesrc ! transcriptsink location=-
+            fakesrc ! streamtranslator cache-dir=none ! fakesink
+            """)
+        #expect(found.count == 4, "\(found)")
+        #expect(found.contains { $0.hasPrefix("wire (fdsink) is not an element a job may use") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("tap (fdsrc) is not an element a job may use") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("dash (filesink): location \"-\" is outside the job's folder") }, "\(found)")
+        #expect(found.contains { $0.hasPrefix("word (filesink): location \"none\" is outside the job's folder") }, "\(found)")
+    }
+
     @Test func theNetworkDevicesAndASubmittersProviderAddressAreRefused() throws {
         let found = try violations("""
             fakesrc ! tcpclientsink name=out host=192.0.2.1 port=9
@@ -49,7 +68,7 @@ import Testing
             playbin name=player uri=file://\(job)/input/a.wav
             fakesrc ! cloudstt name=stt provider=compatible base-url=http://192.0.2.1/v1 api-key-env=OPENAI_API_KEY ! fakesink
             """)
-        #expect(found.count == 5, "\(found)")  // playbin and the playsink inside it
+        #expect(found.count == 6, "\(found)")  // playbin, and the playsink and streamsynchronizer inside it
         #expect(found.contains { $0.hasPrefix("player (playbin) opens a device") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("out (tcpclientsink) reaches the network (Sink/Network)") }, "\(found)")
         #expect(found.contains { $0.hasPrefix("speakers (autoaudiosink) opens a device") }, "\(found)")

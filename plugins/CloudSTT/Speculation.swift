@@ -42,6 +42,8 @@ final class Speculations: Sendable {
         var startedAt: UInt64 = 0
         /// How many were started for the segment, the withdrawn ones included.
         var started = 0
+        /// Set when the last one started has answered (withdrawn or not).
+        var answered = Flag()
     }
 
     /// What the segment's end finds: the transcription to wait for, if one
@@ -54,19 +56,28 @@ final class Speculations: Sendable {
 
     private let entries = Mutex<[UInt64: Entry]>([:])
 
-    /// Starts transcribing segment `id` as heard so far.
-    func start(_ id: UInt64, run: @escaping @Sendable () async -> Outcome) {
-        let task = Task { await run() }
-        let replaced = entries.withLock { entries in
+    /// Starts transcribing segment `id` as heard so far; false when one
+    /// withdrawn before is still being transcribed. An engine that takes
+    /// one request at a time cannot drop the one it is working on, so a
+    /// speaker who pauses often would queue a backlog the segment's final
+    /// waits behind: the next likely end after that one answers starts again.
+    @discardableResult
+    func start(_ id: UInt64, run: @escaping @Sendable () async -> Outcome) -> Bool {
+        let answered = Flag()
+        let begun = entries.withLock { entries -> Bool in
             var entry = entries[id] ?? Entry()
-            defer { entries[id] = entry }
-            let old = entry.task
-            entry.task = task
+            guard entry.started == 0 || entry.answered.isSet else { return false }
+            entry.task = Task {
+                defer { answered.set() }
+                return await run()
+            }
+            entry.answered = answered
             entry.startedAt = MonotonicClock.nanoseconds()
             entry.started += 1
-            return old
+            entries[id] = entry
+            return true
         }
-        replaced?.cancel()
+        return begun
     }
 
     /// The speaker went on: the transcription started for `id` is not wanted.
