@@ -59,6 +59,8 @@ public struct PipelineConfinement: Sendable {
         // Parley's elements
         "vadsegmenter", "cloudstt", "streamtranslator", "cloudtts", "espeaktts", "espeaksrc", "transcriptsink",
         "sessionrecorder", "linesplitter", "recordingsrc",
+        // parley bench's output probe (a corpus benched over workers: parley bench --nats)
+        "parleybenchsink",
         // files in the job's folder (their places are checked)
         "filesrc", "filesink", "uridecodebin", "uridecodebin3",
         // decoding, parsing, encoding and muxing audio

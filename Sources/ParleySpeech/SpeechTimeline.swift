@@ -95,5 +95,15 @@ public struct SpeechTimeline: Sendable, Equatable {
         /// preroll and a tee's audio branch keeps flowing however many
         /// results in a row have no speech. For the push thread, in order.
         public func gap(for pts: UInt64) -> Event { Event.gap(timestamp: withLock { $0.start(for: pts) }, duration: 0) }
+
+        /// The work a result with nothing to speak (failed or skipped
+        /// upstream, empty) becomes: its `gap`, in its place in order.
+        public func unspoken(at pts: UInt64) -> StageWork {
+            StageWork({ [self] in
+                var output = StageOutput()
+                output.prepare = { $0.eventsBefore.append(self.gap(for: pts)) }
+                return output
+            }, placeholder: { _ in StageOutput() })
+        }
     }
 }

@@ -188,7 +188,7 @@ public final class CloudTTSElement: ProviderElement {
         switch meta.status {
         case .final: break
         case .partial: return []
-        case .failed, .skipped: return [unspokenUpstream(meta, pts: buffer.pts)]
+        case .failed, .skipped: return [timeline.unspoken(at: buffer.pts)]
         }
         let current = settings.withLock { $0 }
         let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
@@ -196,16 +196,6 @@ public final class CloudTTSElement: ProviderElement {
         return [work(Utterance(text: text,
                                pts: buffer.pts, meta: meta, settings: current, receivedAt: MonotonicClock.nanoseconds(),
                                generation: generation))]
-    }
-
-    /// A result that failed or was skipped upstream: not spoken, a GAP in its place.
-    func unspokenUpstream(_ meta: SpeechMeta, pts: UInt64) -> StageWork {
-        let timeline = timeline
-        return StageWork({
-            var output = StageOutput()
-            output.prepare = { $0.eventsBefore.append(timeline.gap(for: pts)) }
-            return output
-        }, placeholder: { _ in StageOutput() })
     }
 
     public func sinkEvent(_ event: Event) -> [StageWork] {

@@ -117,21 +117,10 @@ public final class EspeakTTSElement: AsyncTransform {
         let current = settings.withLock { $0 }
         // espeak-ng reads a C string: a NUL would end the text there, silently.
         let text = buffer.text.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard meta.status == .final, !text.isEmpty else { return [unspoken(pts: buffer.pts)] }
+        guard meta.status == .final, !text.isEmpty else { return [timeline.unspoken(at: buffer.pts)] }
         let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
         return [work(Utterance(text: text, pts: buffer.pts, meta: meta, parameters: current.speech.parameters,
                                receivedAt: MonotonicClock.nanoseconds(), generation: generation))]
-    }
-
-    /// A result with nothing to speak (failed or skipped upstream, or
-    /// empty): a GAP in its place, so sinks downstream preroll.
-    private func unspoken(pts: UInt64) -> StageWork {
-        let timeline = timeline
-        return StageWork({
-            var output = StageOutput()
-            output.prepare = { $0.eventsBefore.append(timeline.gap(for: pts)) }
-            return output
-        }, placeholder: { _ in StageOutput() })
     }
 
     public func sinkEvent(_ event: Event) -> [StageWork] {
@@ -235,6 +224,9 @@ public final class EspeakTTSElement: AsyncTransform {
             let characters = Array(text)
             let from = max(0, min(characters.count, position - 1))
             let word = String(characters[from..<min(characters.count, from + max(0, length))])
+            // A mark outside this text names no word of it (seen once under the
+            // whole suite, likely left by a synthesis cut short): not posted.
+            guard !word.isEmpty else { return nil }
             return Structure("parley/tts-word", [
                 ("segment-id", .uint64(segment)), ("offset", .uint64(start + UInt64(offsetMs) * Gst.millisecond)),
                 ("text-position", .int(position - 1)), ("length", .int(length)), ("word", .string(word)),
