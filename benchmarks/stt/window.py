@@ -105,6 +105,8 @@ def main():
         "segment + 1 s": margin(100),
         "segment + 3 s": margin(300),
         "segment + 5 s": margin(500),
+        "segment + 8 s": margin(800),
+        "segment + 10 s": margin(1000),
         "at least 10 s": at_least(1000),
         "Parley's rule (whisper_worker.window)": whisper_worker.window(FULL),
     }

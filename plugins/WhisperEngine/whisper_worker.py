@@ -96,13 +96,15 @@ def transcribe(model, numpy, audio, request, beam_size):
             "processing_ms": round((time.monotonic() - started) * 1000, 1), "segments": found}
 
 
-# How much audio the encoder gets: the segment's own length and 5 s, not the
+# How much audio the encoder gets: the segment's own length and 8 s, not the
 # 30 s window faster-whisper pads every segment to. Measured on LibriVox and
-# Asterisk's prompts (benchmarks/stt/window.md): the same WER as 30 s, the
-# median prompt 3.5x faster (352 ms against 1250). A 1 s or 3 s margin was
-# faster still but lost words (Asterisk 9.7 % and 9.5 % WER against 6.5 %:
-# with little silence after the speech the decoder guesses at the end).
-WINDOW_MARGIN_FRAMES = 500  # 5 s of 10 ms mel frames after the audio
+# Asterisk's prompts (benchmarks/stt/window.md): the same or a lower WER
+# than 30 s (5.9 % against 6.5 % on the prompts), the median prompt 2.7x
+# faster (461 ms against 1250). Shorter margins were faster still but lost
+# words where the speech ends close to the window's end (1 s and 3 s: 9.7 %
+# and 9.5 %; 5 s kept the corpora's WER but heard the main job's "ill-disposed"
+# as "ill-sposed").
+WINDOW_MARGIN_FRAMES = 800  # 8 s of 10 ms mel frames after the audio
 FULL_WINDOW_FRAMES = 3000   # Whisper's 30 s
 TAIL_SECONDS = 0.1          # a segment timed to start this close to the end (or after it) heard nothing
 
