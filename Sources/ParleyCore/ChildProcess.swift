@@ -93,18 +93,6 @@ public final class ChildProcess: @unchecked Sendable {
         return !ended
     }
 
-    /// Writes all of `data` to the child's input.
-    public func write(_ data: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < data.count {
-            let written = data[offset...].withUnsafeBytes { Glibc.write(input, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return false }
-            offset += written
-        }
-        return true
-    }
-
     /// Why an exchange with the child did not complete.
     public enum ExchangeError: Error, Sendable, Equatable {
         /// Neither could more be written nor anything read for the whole timeout.
