@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),
-        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine"], path: "Tests/StreamTranslatorTests"),
+        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine", "ParleySpeech", "ParleyCore"], path: "Tests/StreamTranslatorTests"),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "GstKit", "ParleyCore"], path: "Tests/ParleySpeechTests"),
         .testTarget(name: "LineSplitterTests", dependencies: ["LineSplitter"], path: "Tests/LineSplitterTests"),
         .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter", "ParleyCore"], path: "Tests/VADSegmenterTests"),

@@ -64,7 +64,7 @@ public struct PipelineConfinement: Sendable {
         // files in the job's folder (their places are checked)
         "filesrc", "filesink", "uridecodebin", "uridecodebin3",
         // decoding, parsing, encoding and muxing audio
-        "decodebin", "decodebin3", "parsebin", "wavparse", "wavenc", "flacparse", "flacdec", "flacenc", "oggdemux", "oggmux",
+        "decodebin", "decodebin3", "parsebin", "wavparse", "wavenc", "mulawdec", "alawdec", "mulawenc", "alawenc", "flacparse", "flacdec", "flacenc", "oggdemux", "oggmux",
         "vorbisdec", "vorbisenc", "opusdec", "opusenc", "opusparse", "mpegaudioparse", "mpg123audiodec", "lamemp3enc",
         "qtdemux", "mp4mux", "matroskademux", "matroskamux", "webmmux", "aacparse", "avdec_aac", "rawaudioparse",
         // converting and routing in the pipeline

@@ -56,6 +56,9 @@ public struct TextResult: Sendable, Equatable {
     /// Who served it ("openai (api.openai.com)", "local (apertium eng-spa)", "cache"); empty when none did.
     public var provider: String
     public var source: String
+    /// A translation joined from several segments' texts (streamtranslator
+    /// `max-hold-ms`): the first of them; nil for a segment's own result.
+    public var firstSegmentID: UInt64?
 
     init(_ transcript: TranscriptMessage, source: String) {
         segmentID = transcript.segmentID
@@ -73,6 +76,7 @@ public struct TextResult: Sendable, Equatable {
         language = translation.language
         provider = translation.provider
         self.source = source
+        firstSegmentID = translation.firstSegmentID
     }
 }
 

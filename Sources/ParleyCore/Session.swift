@@ -87,6 +87,15 @@ public struct SessionText: Codable, Sendable, Equatable {
     public var provider: String?
     /// Why it is not final.
     public var reason: String?
+    /// A translation joined from several segments' texts (streamtranslator
+    /// `max-hold-ms`): the first of them. It is recorded on the last one;
+    /// the ones before have no translation of their own.
+    public var firstSegment: UInt64?
+
+    enum CodingKeys: String, CodingKey {
+        case text, language, status, provider, reason
+        case firstSegment = "first-segment"
+    }
 
     public init(text: String, language: String, status: String, provider: String? = nil, reason: String? = nil) {
         self.text = text
@@ -94,6 +103,20 @@ public struct SessionText: Codable, Sendable, Equatable {
         self.status = status
         self.provider = provider
         self.reason = reason
+    }
+}
+
+/// Transcriptions started before a segment's end was confirmed: `requests`
+/// of them (withdrawn ones included, when the speaker went on) and whether
+/// the transcript is the last one (`used`); requests − (used ? 1 : 0) is the
+/// work thrown away.
+public struct SessionSpeculation: Codable, Sendable, Equatable {
+    public var requests: Int
+    public var used: Bool
+
+    public init(requests: Int, used: Bool) {
+        self.requests = requests
+        self.used = used
     }
 }
 
@@ -114,9 +137,12 @@ public struct SegmentRecord: Codable, Sendable, Equatable {
     public var voices: [String]
     /// From the end of speech to each stage's result: transcript-ms, translation-ms, first-audio-ms.
     public var latencyMs: [String: Double]
+    /// What transcribing at the segment's likely ends did (cloudstt
+    /// `speculate`); nil when nothing was started before the end.
+    public var speculation: SessionSpeculation?
 
     enum CodingKeys: String, CodingKey {
-        case segment, start, end, status, reason, source, translations, audio, voices
+        case segment, start, end, status, reason, source, translations, audio, voices, speculation
         case latencyMs = "latency-ms"
     }
 

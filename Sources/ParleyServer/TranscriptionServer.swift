@@ -275,18 +275,26 @@ struct TranscriptionHandler: Sendable {
                                  type: "invalid_request_error", param: "file")
         let formats = "send one of flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm"
         let named = "file '\(RequestParameters.shown(file.filename ?? ""))'"
+        // 16-bit PCM WAV and FLAC are read here, at once; anything else
+        // (µ-law, A-law or float WAV, MP3, Ogg…) goes to GStreamer's decodebin.
         let isFLAC = file.data.starts(with: Data("fLaC".utf8))
+        var readHere: (samples: [Int16], rate: Int)?
+        var notReadHere = "not WAV or FLAC"
         if isFLAC || file.data.starts(with: Data("RIFF".utf8)) {
             do {
-                audio = isFLAC ? try FLACCodec.decode(file.data, maxSeconds: configuration.maxAudioSeconds) : try WAVDecoder.decode(file.data)
+                readHere = isFLAC ? try FLACCodec.decode(file.data, maxSeconds: configuration.maxAudioSeconds) : try WAVDecoder.decode(file.data)
             } catch FLACCodec.CodecError.tooLong {
                 return tooLong
             } catch {
-                return Self.error(.unsupportedMediaType, "\(error) (\(named)); \(formats)", type: "invalid_request_error", param: "file")
+                notReadHere = "\(error)"
             }
+        }
+        if let readHere {
+            audio = readHere
         } else {
             guard let decodeOther = configuration.decodeOther else {
-                return Self.error(.unsupportedMediaType, "Only WAV and FLAC are read here (\(named))", type: "invalid_request_error", param: "file")
+                return Self.error(.unsupportedMediaType, "\(notReadHere) (\(named)): only 16-bit PCM WAV and FLAC are read here",
+                                  type: "invalid_request_error", param: "file")
             }
             switch await decodeOther(file.data, configuration.maxAudioSeconds) {
             case .audio(let samples): audio = (samples, UploadDecoding.rate)

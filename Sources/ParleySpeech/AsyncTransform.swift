@@ -7,8 +7,9 @@ import ParleyCore
 /// policy skips it.
 public struct StageWork: Sendable {
     public typealias Emit = @Sendable (StageOutput) -> Void
-    let run: @Sendable (_ emit: @escaping Emit) async -> StageOutput
-    let placeholder: @Sendable (AsyncStage.Queue.SkipReason) -> StageOutput
+    /// Runs the work (an element may run one work inside another: a held text's, once released).
+    public let run: @Sendable (_ emit: @escaping Emit) async -> StageOutput
+    public let placeholder: @Sendable (AsyncStage.Queue.SkipReason) -> StageOutput
 
     public init(progressive run: @escaping @Sendable (_ emit: @escaping Emit) async -> StageOutput,
                 placeholder: @escaping @Sendable (AsyncStage.Queue.SkipReason) -> StageOutput) {

@@ -65,6 +65,12 @@ public enum SpeechDocs {
         Field("provider", .string, "Who served the stage that made the buffer"),
         Field("detail", .string, "Why a failed or skipped result is not final"),
         Field("speech-end", .uint64, "Where the utterance's speech ended, in the audio's own time (ns)", onlyWhen: "known"),
+        Field("first-segment-id", .uint64, "The first of the segments a joined translation stands for (streamtranslator max-hold-ms): it covers first-segment-id to segment-id",
+              onlyWhen: "texts of several segments were joined into one sentence"),
+        Field("speculative-requests", .uint64, "Transcriptions cloudstt started at the segment's likely ends (speculate), withdrawn ones included",
+              onlyWhen: "a transcript was speculated"),
+        Field("speculation-used", .boolean, "Whether the transcript is the last of them, begun before the silence confirmed the end",
+              onlyWhen: "a transcript was speculated"),
         Field("stamp-speech-end, stamp-segment-emitted, stamp-request-sent, stamp-first-byte, stamp-result-complete, stamp-first-audio-out", .uint64,
               "CLOCK_MONOTONIC instants (ns) the stages set: speech end, segment emitted, request sent, first byte, result complete, first audio out", onlyWhen: "the stage has stamped"),
     ])

@@ -63,9 +63,12 @@ public struct TranslationMessage: StructureContract, Equatable {
     public var provider: String
     public var start: UInt64
     public var duration: UInt64
+    /// The first segment of a joined text (sentence assembly); nil for a segment's own.
+    public var firstSegmentID: UInt64?
 
     public init(segmentID: UInt64, text: String, status: SpeechStatus, language: String, sourceLanguage: String,
-                sourceText: String, provider: String, start: UInt64, duration: UInt64) {
+                sourceText: String, provider: String, start: UInt64, duration: UInt64, firstSegmentID: UInt64? = nil) {
+        self.firstSegmentID = firstSegmentID
         self.segmentID = segmentID
         self.text = text
         self.status = status
@@ -87,15 +90,19 @@ public struct TranslationMessage: StructureContract, Equatable {
         .init("provider", .string, "Who served it; cache for a cache hit; none (same language) for text already in the target language, passed on as it is"),
         .init("start", .uint64, "Stream time of the segment (ns)"),
         .init("duration", .uint64, "The segment's length (ns)"),
+        .init("first-segment-id", .uint64, "The first segment of a text joined from several (max-hold-ms): start and duration span them all",
+              onlyWhen: "the text was joined from several segments"),
     ])
 
     public var structure: Structure {
-        Structure(Self.name, [
+        var fields: [(String, PropertyValue)] = [
             ("segment-id", .uint64(segmentID)), ("text", .string(text)), ("status", .string(status.description)),
             ("language", .string(language)), ("source-language", .string(sourceLanguage)),
             ("source-text", .string(sourceText)), ("provider", .string(provider)),
             ("start", .uint64(start)), ("duration", .uint64(duration)),
-        ])
+        ]
+        if let firstSegmentID { fields.append(("first-segment-id", .uint64(firstSegmentID))) }
+        return Structure(Self.name, fields)
     }
 
     public init?(_ structure: Structure) {
@@ -103,6 +110,7 @@ public struct TranslationMessage: StructureContract, Equatable {
         self.init(segmentID: fields.id, text: fields.text("text"), status: fields.status, language: fields.text("language"),
                   sourceLanguage: fields.text("source-language"), sourceText: fields.text("source-text"),
                   provider: fields.text("provider"), start: fields.time("start"), duration: fields.time("duration"))
+        if case .uint64(let first)? = structure["first-segment-id"] { firstSegmentID = first }
     }
 }
 

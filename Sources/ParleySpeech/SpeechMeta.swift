@@ -26,6 +26,16 @@ public struct SpeechMeta: Sendable, Equatable {
     /// Why a failed or skipped result is not final (the element's warning); empty otherwise.
     /// At most 191 bytes travel.
     public var detail = ""
+    /// Transcriptions cloudstt started for the segment at its likely ends
+    /// (`speculate`), withdrawn ones included; 0 when none was.
+    public var speculativeRequests: UInt32 = 0
+    /// Whether the transcript is the last of those, begun before the silence
+    /// confirmed the end.
+    public var speculationUsed = false
+    /// The first segment of a text joined from several (streamtranslator's
+    /// sentence assembly, `max-hold-ms`): this result stands for segments
+    /// `firstSegmentID...segmentID`. nil for a result of its own segment.
+    public var firstSegmentID: UInt64?
 
     public init(segmentID: UInt64, status: SpeechStatus = .final, language: String = "",
                 speechEndAudioTime: UInt64 = Gst.clockTimeNone, stamps: [LatencyStamp: UInt64] = [:]) {
@@ -57,6 +67,11 @@ extension SpeechMeta: CustomMeta {
             ("detail", .string(Self.cut(detail, to: Self.textLimits.detail))),
         ]
         if speechEndAudioTime != Gst.clockTimeNone { fields.append(("speech-end", .uint64(speechEndAudioTime))) }
+        if let firstSegmentID { fields.append(("first-segment-id", .uint64(firstSegmentID))) }
+        if speculativeRequests > 0 {
+            fields.append(("speculative-requests", .uint64(UInt64(speculativeRequests))))
+            fields.append(("speculation-used", .bool(speculationUsed)))
+        }
         for stage in LatencyStamp.allCases {
             if let time = stamps[stage] { fields.append((Self.stampField(stage), .uint64(time))) }
         }
@@ -81,6 +96,9 @@ extension SpeechMeta: CustomMeta {
         revision = UInt32(clamping: time("revision") ?? 0)
         provider = text("provider")
         detail = text("detail")
+        firstSegmentID = time("first-segment-id")
+        speculativeRequests = UInt32(clamping: time("speculative-requests") ?? 0)
+        if case .bool(let used)? = fields["speculation-used"] { speculationUsed = used }
     }
 
     /// The field of a latency stamp: `stamp-` and the stamp's name (`stamp-first-byte`).

@@ -56,7 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.jitterMs = jitterMs
         configuration.engine = engine
         configuration.threads = threads
-        // MP3, M4A, Ogg, WebM… through GStreamer; WAV and FLAC stay the server's own.
+        // MP3, M4A, Ogg, WebM, µ-law/A-law/float WAV… through GStreamer; 16-bit WAV and FLAC stay the server's own.
         configuration.decodeOther = { data, maxSeconds in
             await OffPool.run { () -> UploadDecoding in
                 do throws(AudioFileDecoder.Failure) {

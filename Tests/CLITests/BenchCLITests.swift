@@ -131,7 +131,17 @@ import Testing
         let runs = try #require(summary["runs"] as? [[String: Any]])
         #expect(runs.first?["recordings"] as? Int == 1 && runs.first?["interrupted"] as? Bool == true, "\(runs)")
         #expect(figure(summary, "voice-to-voice-ms") ?? 0 >= 1)
-        #expect(try String(contentsOfFile: "\(output)/report.md", encoding: .utf8).contains("**Interrupted**"))
+        let markdown = try String(contentsOfFile: "\(output)/report.md", encoding: .utf8)
+        #expect(markdown.contains("**Interrupted**"))
+        // The local chain speculates: the report counts what was started and what was thrown away,
+        // and what the run cost in CPU per second of source.
+        let segments = try #require(summary["segments"] as? [String: Any])
+        #expect(segments["speculated"] as? Int ?? 0 >= 1 && segments["speculativeRequests"] as? Int ?? 0 >= 1, "\(segments)")
+        #expect(markdown.contains("transcribed at a likely end"), "\(markdown)")
+        let run = try #require(runs.first)
+        let cpu = (run["cpuSeconds"] as? Double ?? 0) + (run["workerCPUSeconds"] as? Double ?? 0)
+        let stream = try #require(run["streamSeconds"] as? Double)
+        #expect(abs((run["cpuPerStreamSecond"] as? Double ?? -1) - cpu / stream) < 1e-9 && cpu > 0, "\(run)")
         // live-translate records sessions: the run's is kept beside the report.
         #expect(FileManager.default.fileExists(atPath: "\(output)/sessions/run-1/session.jsonl"))
     }

@@ -37,7 +37,11 @@ import Testing
         try expectMatchesItsDoc(TranscriptMessage(segmentID: 3, text: "hello", status: .partial, language: "en",
                                                   start: 10, duration: 20, provider: "local (pocketsphinx)"))
         try expectMatchesItsDoc(TranslationMessage(segmentID: 3, text: "hola", status: .final, language: "es",
-                                                   sourceLanguage: "en", sourceText: "hello", provider: "cache", start: 10, duration: 20))
+                                                   sourceLanguage: "en", sourceText: "hello", provider: "cache", start: 10, duration: 20,
+                                                   firstSegmentID: 2))
+        try expectMatchesItsDoc(TranslationMessage(segmentID: 3, text: "hola", status: .final, language: "es",
+                                                   sourceLanguage: "en", sourceText: "hello", provider: "cache", start: 10, duration: 20),
+                                whenAll: false)
         try expectMatchesItsDoc(FallbackMessage(segmentID: 1, from: "openai (api.openai.com)", to: "local", reason: "HTTP 500"))
         try expectMatchesItsDoc(SpokenMessage(segmentID: 2, status: .failed, provider: "", audioSeconds: 1.5))
     }

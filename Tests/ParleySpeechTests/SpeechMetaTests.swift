@@ -11,8 +11,11 @@ import Testing
         meta.revision = 2
         meta.provider = "local (apertium eng-spa)"
         meta.detail = "why"
+        meta.speculativeRequests = 2
+        meta.speculationUsed = true
         let fields = meta.metaFields
         #expect(fields["status"] == .string("partial"))
+        #expect(fields["speculation-used"] == .bool(true))
         #expect(fields["stamp-first-byte"] == .uint64(30))
         #expect(fields["stamp-request-sent"] == nil, "an unstamped stage has no field")
         #expect(SpeechMeta(metaFields: fields) == meta)
@@ -23,6 +26,7 @@ import Testing
         meta.provider = String(repeating: "é", count: 40)  // 80 bytes
         let fields = meta.metaFields
         #expect(fields["speech-end"] == nil)
+        #expect(fields["speculative-requests"] == nil && fields["speculation-used"] == nil, "nothing speculated, no fields")
         let back = try #require(SpeechMeta(metaFields: fields))
         #expect(back.speechEndAudioTime == Gst.clockTimeNone)
         #expect(back.provider == String(repeating: "é", count: 31), "63 bytes at most, cut between characters")

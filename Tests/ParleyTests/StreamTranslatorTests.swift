@@ -86,6 +86,33 @@ import Testing
         #expect(infos.contains("provider local, each result's language (en where it has none) to en"), "\(infos)")
     }
 
+    /// A sentence cut by a pause (two results) is translated whole with
+    /// max-hold-ms: one translation, the second segment's, standing for both
+    /// and saying so; a whole sentence goes on alone. Without it, two pieces.
+    @Test func sentenceAssemblyTranslatesACutSentenceWhole() async throws {
+        let texts = ["Please press one to mute or unmute yourself,", "two to lock or unlock the conference.", "Goodbye."]
+        let (joined, warnings, error, figures) = try await translate(texts, options: "source-language=en target-language=es max-hold-ms=10000")
+        #expect(error == nil && warnings.isEmpty, "\(warnings)")
+        #expect(joined.map(\.segmentID) == [1, 2], "\(joined)")
+        #expect(joined.map(\.firstSegmentID) == [0, nil])
+        let whole = try await TestSupport.run("/usr/bin/apertium", ["-u", "eng-spa"], input: texts[0] + " " + texts[1])
+        #expect(joined.first?.text == whole.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(figures["results-final"] == .uint64(2))
+        let (pieces, _, _, _) = try await translate(texts, options: "source-language=en target-language=es")
+        #expect(pieces.map(\.segmentID) == [0, 1, 2] && pieces.allSatisfy { $0.firstSegmentID == nil })
+        // At the end of the stream a held text goes at once, not after the budget
+        // (a minute: a run still going after half of it is waiting it out).
+        let finished = Flag()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            #expect(finished.isSet, "EOS did not release the held text")
+        }
+        let (last, _, _, _) = try await translate(["and then we went"], options: "source-language=en target-language=es max-hold-ms=60000")
+        finished.set()
+        watchdog.cancel()
+        #expect(last.map(\.segmentID) == [0] && last.first?.status == .final, "\(last)")
+    }
+
     @Test func aTargetThatIsNoLanguageTagFailsAtStartNamingTheProperty() async throws {
         let (results, _, error, _) = try await translate(["Hello"], options: "source-language=en target-language=english")
         let message = "\(String(describing: error))"

@@ -123,6 +123,30 @@ import Testing
         return path
     }
 
+    /// Telephony's WAVs (µ-law, A-law) and float WAV are cut like 16-bit PCM:
+    /// segment-file decodes whatever GStreamer can.
+    @Test func segmentFileCutsAMuLawOrFloatRecordingLikeItsPCM() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        func segments(_ path: String) async throws -> [Substring] {
+            let result = try await TestSupport.run(TestSupport.parleyExecutable, [
+                "run", root.appendingPathComponent("pipelines/segment-file.pipeline").path, "--set", "INPUT=\(path)",
+            ], environment: TestSupport.gstEnvironment(registry: scratch))
+            #expect(result.status == 0, "\(path): \(result.stderr)")
+            return result.stdout.split(separator: "\n").filter { $0.hasPrefix("segment ") }
+        }
+        let pcm = try await segments(recording.path)
+        #expect(pcm.count == 3, "\(pcm)")
+        for (name, encoder) in [("ulaw", "audioresample ! audio/x-raw,rate=8000 ! mulawenc"), ("alaw", "alawenc"),
+                                ("float", "audioconvert ! audio/x-raw,format=F32LE")] {
+            let path = scratch.appendingPathComponent("\(name).wav").path
+            let made = try await TestSupport.run("/usr/bin/gst-launch-1.0", ["-q"] + """
+                filesrc location=\(recording.path) ! wavparse ! audioconvert ! \(encoder) ! wavenc ! filesink location=\(path)
+                """.split(separator: " ").map(String.init))
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(try await segments(path).count == pcm.count, "\(name)")
+        }
+    }
+
     @Test func liveTranslateSpeaksEachUtteranceWithTheMicrophoneAndSpeakersReplaced() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let spoken = scratch.appendingPathComponent("speakers.wav"), session = scratch.appendingPathComponent("live")
@@ -137,6 +161,9 @@ import Testing
         let recorded = SessionFolder(url: session)
         #expect(recorded.records.map(\.segment) == [0, 1, 2])
         #expect(recorded.records.allSatisfy { SpanishCheck.isSpanish($0.translations.first?.text ?? "") }, "\(recorded.records)")
+        // Each transcript was begun at its pause's likely end, and the log says so.
+        #expect(recorded.records.map(\.speculation) == Array(repeating: SessionSpeculation(requests: 1, used: true), count: 3),
+                "\(recorded.records.map(\.speculation))")
         let wav = try WAVDecoder.decode(try Data(contentsOf: spoken))
         #expect(Double(wav.samples.count) / Double(wav.rate) > 2, "the speakers got the Spanish speech")
         #expect(wav.samples.contains { abs(Int($0)) > 2000 }, "not silent")

@@ -5,8 +5,8 @@ import ParleyTestSupport
 import Testing
 
 /// `parley serve` reads every format OpenAI lists, through GStreamer, within
-/// the hardening limits: real speech encoded as MP3, Ogg Vorbis, WebM Opus and M4A (AAC)
-/// by GStreamer's own encoders is transcribed like the WAV it came from.
+/// the hardening limits: real speech encoded as MP3, Ogg Vorbis, WebM Opus, M4A (AAC),
+/// µ-law, A-law and float WAV by GStreamer's own encoders is transcribed like the WAV it came from.
 @Suite struct ServeFormatsTests {
     let scratch = TestSupport.temporaryFolder()
 
@@ -67,6 +67,10 @@ import Testing
             ("clip.ogg", ["vorbisenc", "!", "oggmux"]),
             ("clip.webm", ["opusenc", "!", "webmmux"]),
             ("clip.m4a", ["avenc_aac", "!", "mp4mux"]),
+            // Telephony's WAVs (Asterisk, call flows) and float WAV: decodebin's, not the server's own reader.
+            ("ulaw.wav", ["audioresample", "!", "audio/x-raw,rate=8000", "!", "mulawenc", "!", "wavenc"]),
+            ("alaw.wav", ["audioresample", "!", "audio/x-raw,rate=16000", "!", "alawenc", "!", "wavenc"]),
+            ("float.wav", ["audioconvert", "!", "audio/x-raw,format=F32LE", "!", "wavenc"]),
         ]
         for (name, chain) in encodings {
             let answer = try await transcribe(server, try await encode(clip, chain, to: name), filename: name)

@@ -44,6 +44,10 @@ final class Speculations: Sendable {
         var started = 0
         /// Set when the last one started has answered (withdrawn or not).
         var answered = Flag()
+        /// A likely end that came while a withdrawn one was still being
+        /// transcribed: started as soon as that one answers, unless the
+        /// speaker goes on first.
+        var deferred: (@Sendable () async -> Outcome)?
     }
 
     /// What the segment's end finds: the transcription to wait for, if one
@@ -60,30 +64,55 @@ final class Speculations: Sendable {
     /// withdrawn before is still being transcribed. An engine that takes
     /// one request at a time cannot drop the one it is working on, so a
     /// speaker who pauses often would queue a backlog the segment's final
-    /// waits behind: the next likely end after that one answers starts again.
+    /// waits behind: this one is deferred instead, and starts the moment
+    /// that one answers (if the speaker has not gone on meanwhile).
     @discardableResult
     func start(_ id: UInt64, run: @escaping @Sendable () async -> Outcome) -> Bool {
-        let answered = Flag()
-        let begun = entries.withLock { entries -> Bool in
+        entries.withLock { entries -> Bool in
             var entry = entries[id] ?? Entry()
-            guard entry.started == 0 || entry.answered.isSet else { return false }
-            entry.task = Task {
-                defer { answered.set() }
-                return await run()
+            guard entry.started == 0 || entry.answered.isSet else {
+                entry.deferred = run
+                entries[id] = entry
+                return false
             }
-            entry.answered = answered
-            entry.startedAt = MonotonicClock.nanoseconds()
-            entry.started += 1
+            launch(id, run, in: &entry)
             entries[id] = entry
             return true
         }
-        return begun
+    }
+
+    /// Starts `run` as the entry's transcription (under the lock).
+    private func launch(_ id: UInt64, _ run: @escaping @Sendable () async -> Outcome, in entry: inout Entry) {
+        let answered = Flag()
+        entry.task = Task {
+            defer {
+                answered.set()
+                startDeferred(id)
+            }
+            return await run()
+        }
+        entry.answered = answered
+        entry.deferred = nil
+        entry.startedAt = MonotonicClock.nanoseconds()
+        entry.started += 1
+    }
+
+    /// The transcription of `id` answered: a likely end deferred behind it starts now.
+    private func startDeferred(_ id: UInt64) {
+        entries.withLock { entries in
+            guard var entry = entries[id], let run = entry.deferred, entry.answered.isSet else { return }
+            launch(id, run, in: &entry)
+            entries[id] = entry
+        }
     }
 
     /// The speaker went on: the transcription started for `id` is not wanted.
     func withdraw(_ id: UInt64) {
         let task = entries.withLock { entries -> Task<Outcome, Never>? in
-            defer { entries[id]?.task = nil }
+            defer {
+                entries[id]?.task = nil
+                entries[id]?.deferred = nil
+            }
             return entries[id]?.task
         }
         task?.cancel()

@@ -39,11 +39,8 @@ extension CloudSTTElement {
                     emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
                 }
             }
-            var output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
-            output.messages = output.messages.map {
-                Self.withSpeculation($0, started: speculation.started, used: speculation.task != nil)
-            }
-            return output
+            let output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
+            return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil)
         }, placeholder: { reason in
             speculation.task?.cancel()
             return Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
@@ -77,15 +74,27 @@ extension CloudSTTElement {
         }
     }
 
-    /// The stt `parley/latency` message with what speculation did for the
-    /// segment: how many transcriptions were started on likely ends (those
-    /// withdrawn included) and whether the result is one of them.
-    static func withSpeculation(_ message: Structure, started: Int, used: Bool) -> Structure {
-        guard message.name == "parley/latency", started > 0 else { return message }
-        var message = message
-        message["speculative-requests"] = .int(started)
-        message["speculation-used"] = .bool(used)
-        return message
+    /// The segment's result with what speculation did for it, in the stt
+    /// `parley/latency` message and on the transcript's meta (which the
+    /// session log records): how many transcriptions were started on likely
+    /// ends (those withdrawn included) and whether the result is one of them.
+    static func withSpeculation(_ output: StageOutput, started: Int, used: Bool) -> StageOutput {
+        guard started > 0 else { return output }
+        var output = output
+        output.messages = output.messages.map { message in
+            guard message.name == "parley/latency" else { return message }
+            var message = message
+            message["speculative-requests"] = .int(started)
+            message["speculation-used"] = .bool(used)
+            return message
+        }
+        for buffer in output.buffers {
+            guard var meta = buffer.speechMeta else { continue }
+            meta.speculativeRequests = UInt32(clamping: started)
+            meta.speculationUsed = used
+            buffer.setSpeechMeta(meta)
+        }
+        return output
     }
 
     /// Why a segment is not sent at all (shorter than min-segment-ms), or nil.

@@ -119,9 +119,10 @@ final class SessionWriter: @unchecked Sendable {
         guard meta.status != .partial else { return }
         let text = String(decoding: buffer.withBytes { Array($0) }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         var entry = pending[meta.segmentID] ?? Pending(record: SegmentRecord(segment: meta.segmentID, start: 0, end: 0))
-        let result = SessionText(text: text, language: meta.language, status: meta.status.description,
+        var result = SessionText(text: text, language: meta.language, status: meta.status.description,
                                  provider: meta.provider.isEmpty ? nil : meta.provider,
                                  reason: meta.detail.isEmpty ? nil : meta.detail)
+        if role == .translation { result.firstSegment = meta.firstSegmentID }
         switch role {
         case .transcript:
             if buffer.pts != Gst.clockTimeNone {
@@ -129,6 +130,9 @@ final class SessionWriter: @unchecked Sendable {
                 entry.record.end = Self.seconds(buffer.pts + (buffer.duration == Gst.clockTimeNone ? 0 : buffer.duration))
             }
             entry.record.source = result
+            if meta.speculativeRequests > 0 {
+                entry.record.speculation = SessionSpeculation(requests: Int(meta.speculativeRequests), used: meta.speculationUsed)
+            }
             if let end = meta.stamps[.speechEnd], let complete = meta.stamps[.resultComplete], complete > end {
                 entry.record.latencyMs["transcript-ms"] = Double(complete - end) / 1e6
             }
@@ -300,9 +304,12 @@ final class SessionWriter: @unchecked Sendable {
         var languages: [String] = []
         for record in ordered { for translation in record.translations where !languages.contains(translation.language) { languages.append(translation.language) } }
         for language in languages {
+            // A joined translation is shown from its first segment's start.
+            let starts = Dictionary(ordered.map { ($0.segment, $0.start) }, uniquingKeysWith: { first, _ in first })
             let cues = ordered.compactMap { record in
-                record.translations.first { $0.language == language && !$0.text.isEmpty }
-                    .map { Subtitles.Cue(start: record.start, end: record.end, text: $0.text) }
+                record.translations.first { $0.language == language && !$0.text.isEmpty }.map {
+                    Subtitles.Cue(start: $0.firstSegment.flatMap { starts[$0] } ?? record.start, end: record.end, text: $0.text)
+                }
             }
             try files("translation.\(language.isEmpty ? "unknown" : language)", cues)
         }

@@ -39,6 +39,11 @@
 // is still out waits for that answer and counts as a cache hit: one request
 // per text, however many segments are in flight (RequestGate). Assistant
 // answers are not cached.
+//
+// Sentence assembly (`max-hold-ms`, off by default; SentenceAssembly):
+// consecutive finals are joined until one ends a sentence, so a sentence
+// cut by a thinking pause is translated whole; the joined result is the
+// last segment's, with `first-segment-id` in its meta and message.
 import Foundation
 import GstKit
 import ParleyCore
@@ -57,6 +62,10 @@ public final class StreamTranslatorElement: ProviderElement {
     public static let DEFAULT_CACHE = true
     public static let DEFAULT_CACHE_TTL_S = 86_400
     public static let DEFAULT_CACHE_DIR = ""
+    /// Each result alone: a transcriber that does not punctuate (pocketsphinx)
+    /// would make every result wait the whole budget. Pipelines with Whisper
+    /// or a cloud transcriber turn it on (live-translate: 4000).
+    public static let DEFAULT_MAX_HOLD_MS = 0
 
     /// Two requests at once: a slow answer does not hold the next one back (order is kept anyway).
     public static let DEFAULT_MAX_IN_FLIGHT = 2
@@ -97,6 +106,9 @@ public final class StreamTranslatorElement: ProviderElement {
                      .double(default: DEFAULT_TEMPERATURE, range: 0...2)),
         PropertySpec("emit", nick: "Emit", blurb: "What goes downstream",
                      .enumeration(typeName: "GstParleyTranslationEmit", values: TranslationEmit.values, default: DEFAULT_EMIT.rawValue)),
+        PropertySpec("max-hold-ms", nick: "Max hold",
+                     blurb: "Join consecutive results until one ends a sentence, so a sentence cut by a pause is translated whole; a result that does not end one waits at most this long (ms, from the first held) for the rest; 0 = each result alone",
+                     .int(default: DEFAULT_MAX_HOLD_MS, range: 0...60_000)),
         PropertySpec("cache", nick: "Cache", blurb: "Answer a text translated before from memory, without a request",
                      .bool(default: DEFAULT_CACHE)),
         PropertySpec("cache-dir", nick: "Cache folder",
@@ -122,6 +134,7 @@ public final class StreamTranslatorElement: ProviderElement {
         var cache = DEFAULT_CACHE
         var cacheTTLs = DEFAULT_CACHE_TTL_S
         var cacheDir = DEFAULT_CACHE_DIR
+        var maxHoldMs = DEFAULT_MAX_HOLD_MS
     }
     typealias Settings = ProviderSettings<OwnSettings>
 
@@ -131,6 +144,8 @@ public final class StreamTranslatorElement: ProviderElement {
         var received: UInt64 = 0
         /// Recent (source, result) pairs for context-segments.
         var context: [(source: String, result: String)] = []
+        /// Texts held until their sentence ends (max-hold-ms > 0).
+        var assembly: SentenceAssembly?
     }
 
     public let element: ElementHandle
@@ -162,6 +177,7 @@ public final class StreamTranslatorElement: ProviderElement {
         case "cache": return .bool(current.cache)
         case "cache-ttl-s": return .int(current.cacheTTLs)
         case "cache-dir": return .string(current.cacheDir)
+        case "max-hold-ms": return .int(current.maxHoldMs)
         case "cache-hits": return .uint64(cacheHits.load(ordering: .relaxed))
         default: Self.unhandledProperty(name)
         }
@@ -179,6 +195,7 @@ public final class StreamTranslatorElement: ProviderElement {
         case "cache": settings.cache = value.bool
         case "cache-ttl-s": settings.cacheTTLs = value.int
         case "cache-dir": settings.cacheDir = value.string ?? ""
+        case "max-hold-ms": settings.maxHoldMs = max(0, value.int)
         default: Self.unhandledProperty(name)
         }
     }
@@ -245,7 +262,8 @@ public final class StreamTranslatorElement: ProviderElement {
     public func start() throws(ElementMessageText) {
         counters.reset()
         cacheHits.store(0, ordering: .relaxed)
-        state.withLock { $0 = State() }
+        let maxHoldMs = settings.withLock { $0.maxHoldMs }
+        state.withLock { $0 = State(assembly: maxHoldMs > 0 ? SentenceAssembly(maxHoldMs: maxHoldMs) : nil) }
     }
 
     public func close() {
@@ -291,7 +309,27 @@ public final class StreamTranslatorElement: ProviderElement {
         if meta.status == .partial { return [] }
         let bytes = buffer.withBytes { Array($0) }
         let segment = TextSegment(meta: meta, pts: buffer.pts, duration: buffer.duration, bytes: bytes)
-        return [work(for: segment)]
+        let step = state.withLock { state in
+            state.assembly?.receive(segment, text: Self.joinableText(segment), now: MonotonicClock.nanoseconds())
+        }
+        switch step {
+        case nil: return [work(for: segment)]
+        case .translate(let text)?: return [work(for: text)]
+        case .hold(let generation)?: return [heldWork(generation, for: segment)]
+        }
+    }
+
+    /// EOS: a text held for the rest of its sentence goes out now. A flush
+    /// forgets it (its work was cancelled). A speech start tells the
+    /// assembly the speaker goes on.
+    public func sinkEvent(_ event: Event) -> [StageWork] {
+        if case .start(let id, _)? = SpeechBoundary(event) { state.withLock { $0.assembly?.speechStarted(id) } }
+        switch event.view {
+        case .eos: state.withLock { $0.assembly?.releaseHeld() }
+        case .flushStop: state.withLock { state in state.assembly = state.assembly.map { SentenceAssembly(maxHoldMs: Int($0.maxHold / 1_000_000)) } }
+        default: break
+        }
+        return []
     }
 }
 
@@ -303,8 +341,8 @@ struct Translators {
     var made: [String: [(any TextTranslator)?]]
 }
 
-/// One text result to translate, as it arrived.
-struct TextSegment: Sendable {
+/// One text result to translate, as it arrived (or several joined: SentenceAssembly).
+struct TextSegment: Sendable, Equatable {
     var meta: SpeechMeta
     var pts: UInt64
     var duration: UInt64

@@ -266,7 +266,7 @@ extension StreamTranslatorElement {
                             settings: Settings, provider: String, meta: SpeechMeta) -> Structure {
         TranslationMessage(segmentID: meta.segmentID, text: text, status: status, language: settings.targetLanguage,
                            sourceLanguage: source, sourceText: sourceText, provider: provider,
-                           start: segment.pts, duration: segment.duration).structure
+                           start: segment.pts, duration: segment.duration, firstSegmentID: meta.firstSegmentID).structure
     }
 }
 

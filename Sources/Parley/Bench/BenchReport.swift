@@ -18,6 +18,9 @@ public struct BenchReport: Sendable, Codable {
         public var workerCPUSeconds: Double
         public var peakRSSMegabytes: Double
         public var workerPeakRSSMegabytes: Double
+        /// CPU seconds (parley and its workers) per second of stream played:
+        /// what the pipeline costs, speculation's thrown-away work included.
+        public var cpuPerStreamSecond: Double
         public var recordings: Int
         public var interrupted: Bool
         public var failure: String?
@@ -34,6 +37,7 @@ public struct BenchReport: Sendable, Codable {
             self.workerCPUSeconds = workerCPUSeconds
             self.peakRSSMegabytes = peakRSSMegabytes
             self.workerPeakRSSMegabytes = workerPeakRSSMegabytes
+            cpuPerStreamSecond = streamSeconds > 0 ? (cpuSeconds + workerCPUSeconds) / streamSeconds : 0
             self.recordings = recordings
             self.interrupted = interrupted
             self.failure = failure
@@ -43,6 +47,12 @@ public struct BenchReport: Sendable, Codable {
         public var produced = 0
         /// By status: final, failed, skipped, unaccounted (or "segment" when nothing transcribes).
         public var byStatus: [String: Int] = [:]
+        /// Segments transcribed at a likely end (cloudstt `speculate`), the
+        /// transcriptions started for them and how many of those became the
+        /// final: started − used is the speculative work thrown away.
+        public var speculated = 0
+        public var speculativeRequests = 0
+        public var speculationsUsed = 0
     }
     public struct References: Sendable, Codable, Equatable {
         public var utterances = 0
@@ -90,7 +100,14 @@ public struct BenchReport: Sendable, Codable {
         self.runs = runs.map(\.0)
         let records = runs.flatMap(\.1), scores = runs.flatMap(\.2)
         segments.produced = records.count
-        for record in records { segments.byStatus[record.status, default: 0] += 1 }
+        for record in records {
+            segments.byStatus[record.status, default: 0] += 1
+            if let started = record.figures["stt.speculative-requests"], started > 0 {
+                segments.speculated += 1
+                segments.speculativeRequests += Int(started)
+                if record.figures["stt.speculation-used"] == 1 { segments.speculationsUsed += 1 }
+            }
+        }
         var values: [String: [Double]] = [:]
         for record in records { for (name, value) in record.figures { values[name, default: []].append(value) } }
         figures = values.compactMapValues { Distribution($0) }
@@ -152,6 +169,12 @@ public struct BenchReport: Sendable, Codable {
         lines.append("| produced | " + statuses.joined(separator: " | ") + " |")
         lines.append("|---:|" + statuses.map { _ in "---:|" }.joined())
         lines.append("| \(segments.produced) | " + statuses.map { String(segments.byStatus[$0] ?? 0) }.joined(separator: " | ") + " |")
+        if segments.speculativeRequests > 0 {
+            let wasted = segments.speculativeRequests - segments.speculationsUsed
+            lines.append("")
+            lines.append("Speculation: \(segments.speculated) segments transcribed at a likely end, \(segments.speculativeRequests) transcriptions started, "
+                         + "\(segments.speculationsUsed) became the final, \(wasted) thrown away (the speaker went on).")
+        }
         if references.utterances > 0 {
             lines.append("")
             lines.append("Reference utterances: \(references.utterances); end measured for \(references.measured), "
@@ -166,11 +189,12 @@ public struct BenchReport: Sendable, Codable {
         }
         if lines.last == "" { lines.append("- no references in the corpus") }
         lines += ["", "## Resources", "",
-                  "| run | recordings | audio s | stream s | wall s | × real time | CPU s parley | CPU s workers | peak RSS MB parley | peak RSS MB workers |",
-                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| run | recordings | audio s | stream s | wall s | × real time | CPU s parley | CPU s workers | CPU s per stream s | peak RSS MB parley | peak RSS MB workers |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for run in runs {
             lines.append("| \(run.run) | \(run.recordings) | \(number(run.audioSeconds)) | \(number(run.streamSeconds)) | \(number(run.wallSeconds)) | \(number(run.speed, 2)) | "
-                         + "\(number(run.cpuSeconds)) | \(number(run.workerCPUSeconds)) | \(number(run.peakRSSMegabytes, 0)) | \(number(run.workerPeakRSSMegabytes, 0)) |")
+                         + "\(number(run.cpuSeconds)) | \(number(run.workerCPUSeconds)) | \(number(run.cpuPerStreamSecond, 3)) | "
+                         + "\(number(run.peakRSSMegabytes, 0)) | \(number(run.workerPeakRSSMegabytes, 0)) |")
         }
         lines += ["", Self.legend]
         return lines.joined(separator: "\n") + "\n"
@@ -186,6 +210,6 @@ public struct BenchReport: Sendable, Codable {
         `stt.speculative-requests` transcriptions started at the segment's likely ends (cloudstt `speculate`), `stt.speculation-used` 1 when the final is the last of them: requests − used is the speculative work thrown away. \
         Resources: `audio s` is the measured recordings, `stream s` all the source played (warm-up, recordings and \
         the pauses between them), `× real time` stream per wall second; CPU and peak RSS of parley and of the engine \
-        workers it started (Whisper, apertium), from /proc. Percentiles interpolate between ranks; wall-time figures come from CLOCK_MONOTONIC.
+        workers it started (Whisper, apertium), from /proc; `CPU s per stream s` both CPUs per second of source played (on 2 cores, 2 is the ceiling). Percentiles interpolate between ranks; wall-time figures come from CLOCK_MONOTONIC.
         """
 }
