@@ -76,7 +76,14 @@ enum GValueIO {
         case .uint64(let v): g_value_set_uint64(value, guint64(v))
         case .double(let v): g_value_set_double(value, v)
         case .string(let v):
-            if let v { v.withCString { g_value_set_string(value, $0) } } else { g_value_set_string(value, nil) }
+            // A C string ends at its first NUL: one inside a Swift string (a
+            // provider's text) would silently cut the rest, so it becomes U+FFFD.
+            if let v {
+                let whole = v.utf8.contains(0) ? String(String.UnicodeScalarView(v.unicodeScalars.map { $0.value == 0 ? "\u{FFFD}" : $0 })) : v
+                whole.withCString { g_value_set_string(value, $0) }
+            } else {
+                g_value_set_string(value, nil)
+            }
         }
     }
 }

@@ -68,14 +68,30 @@ public enum ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `error` with `key` taken out of every message it carries.
+    /// `error` with `key` taken out of every message it carries, whatever
+    /// the case: a provider may echo the key in a 429's body, a content
+    /// policy refusal, an error event inside a stream or a decoding error's
+    /// excerpt, and each of those reaches warnings and session logs.
     public static func scrubbed(_ error: ProviderError, key: String) -> ProviderError {
-        guard !key.isEmpty else { return error }
+        scrubbed(error, secrets: [key])
+    }
+
+    /// `error` with every one of `secrets` taken out of its message.
+    public static func scrubbed(_ error: ProviderError, secrets: [String]) -> ProviderError {
+        let secrets = secrets.filter { !$0.isEmpty }
+        guard !secrets.isEmpty else { return error }
+        func clean(_ message: String) -> String { Redaction.redact(message, secrets: secrets) }
         switch error {
-        case .unauthorized(let message): return .unauthorized(message: Redaction.redact(message, secrets: [key]))
-        case .badRequest(let status, let message): return .badRequest(status: status, message: Redaction.redact(message, secrets: [key]))
-        case .server(let status, let message): return .server(status: status, message: Redaction.redact(message, secrets: [key]))
-        default: return error
+        case .unauthorized(let message): return .unauthorized(message: clean(message))
+        case .rateLimited(let wait, let message): return .rateLimited(retryAfter: wait, message: clean(message))
+        case .badRequest(let status, let message): return .badRequest(status: status, message: clean(message))
+        case .server(let status, let message): return .server(status: status, message: clean(message))
+        case .timeout(let message): return .timeout(clean(message))
+        case .network(let message): return .network(clean(message))
+        case .decoding(let message): return .decoding(clean(message))
+        case .contentFiltered(let message): return .contentFiltered(clean(message))
+        case .engine(let message): return .engine(clean(message))
+        case .cancelled: return .cancelled
         }
     }
 
@@ -119,11 +135,13 @@ public enum Redaction {
             }
         }
         // OpenAI (sk-...), Groq (gsk_...), and bearer tokens: everything up to
-        // the next space or quote, base64's + / = included.
-        for pattern in [#"\b(sk|gsk|xai)[-_][A-Za-z0-9_\-]{8,}"#, #"(?i)(bearer\s+)[^\s"',;]+"#] {
+        // the next space or quote, base64's + / = included; and a URL's
+        // credentials (http://user:password@host: a base-url written so).
+        let patterns = [(#"\b(sk|gsk|xai)[-_][A-Za-z0-9_\-]{8,}"#, "[redacted]"), (#"(?i)(bearer\s+)[^\s"',;]+"#, "$1[redacted]"),
+                        (#"(?i)\b([a-z][a-z0-9+.\-]*://)[^/@\s"']+@"#, "$1[redacted]@")]
+        for (pattern, template) in patterns {
             if let regex = try? NSRegularExpression(pattern: pattern) {
                 let range = NSRange(result.startIndex..., in: result)
-                let template = pattern.contains("bearer") ? "$1[redacted]" : "[redacted]"
                 result = regex.stringByReplacingMatches(in: result, range: range, withTemplate: template)
             }
         }

@@ -113,6 +113,9 @@ public final class Worker: Sendable {
     /// Subscribes, checks the shared consumer's settings, and returns the
     /// subscriptions for ``run(_:)``.
     public func subscribe() throws(JetStreamError) -> Subscriptions {
+        // Job folders of a worker that was killed here before.
+        let swept = LeftoverFolders.sweep(settings.workFolder)
+        if swept > 0 { log("removed \(counted(swept, "job folder")) a killed worker left in \(settings.workFolder.path)") }
         try board.prepare()
         var jobs: [WorkQueueSubscription] = []
         for _ in 0..<max(settings.concurrency, 1) {
@@ -305,7 +308,12 @@ public final class Worker: Sendable {
 
     /// Fetches the input, runs the pipeline, stores what it wrote.
     private func execute(_ job: JobSpec) throws(JobFailure) -> (JobOutcome, [BlobReference]) {
-        let folder = settings.workFolder.appendingPathComponent("\(job.id)-\(UUID().uuidString.prefix(8))")
+        // Private (0700) and marked as this process's: if the worker is
+        // killed, the next one to start removes it (LeftoverFolders.sweep).
+        let folder: URL
+        do { folder = try LeftoverFolders.make(prefix: Self.safeName(job.id), in: settings.workFolder) } catch {
+            throw JobFailure("making the job's folder in \(settings.workFolder.path): \(error)")
+        }
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputFolder = folder.appendingPathComponent("input")
         let outputs = folder.appendingPathComponent("outputs")

@@ -40,16 +40,21 @@ struct BenchCorpusCommand: ParsableCommand {
             librivox: pocketsphinx-testdata's LibriVox readings with their transcripts. \
             conversation: Asterisk prompts joined into talks of --per-conversation utterances with 0.5–3 s \
             pauses, written as WAVs, each utterance's speech start and end recorded. \
+            talk: the same, each prompt cut to its speech and 150–280 ms between them (no pause long enough \
+            for a 500 ms silence rule: a speaker who goes on and on; --per-conversation 200 makes a 10-minute talk). \
+            thinking: conversations of the prompts that have a comma, each cut at its comma with 600–900 ms of silence \
+            (a speaker who stops to think mid-sentence; --unbroken: the same prompts, whole, to compare with). \
             Each writes DIR/manifest.jsonl; benchmarks/corpora/ has a script per corpus.
             """)
 
-    enum Kind: String, ExpressibleByArgument, CaseIterable { case asterisk, librivox, conversation }
+    enum Kind: String, ExpressibleByArgument, CaseIterable { case asterisk, librivox, conversation, talk, thinking }
 
-    @Argument(help: "asterisk, librivox or conversation.") var kind: Kind
+    @Argument(help: "asterisk, librivox, conversation, talk or thinking.") var kind: Kind
     @Option(help: "The folder to write the manifest (and conversation audio) in.") var to: String
-    @Option(help: "Use only the first N prompts (asterisk, conversation).") var limit: Int?
-    @Option(help: "Utterances per conversation.") var perConversation = 6
-    @Option(help: "Prompts shorter than this many words are left out (asterisk, conversation).") var minWords = 1
+    @Option(help: "Use only the first N prompts (asterisk, conversation, talk).") var limit: Int?
+    @Option(help: "Utterances per conversation (or talk).") var perConversation = 6
+    @Option(help: "Prompts shorter than this many words are left out (asterisk, conversation, talk, thinking).") var minWords = 1
+    @Flag(help: "thinking: the same prompts left whole (the comparison).") var unbroken = false
 
     func validate() throws {
         guard perConversation >= 1 else { throw ValidationError("--per-conversation must be at least 1") }
@@ -67,6 +72,13 @@ struct BenchCorpusCommand: ParsableCommand {
             case .conversation:
                 entries = try CorpusBuilder.conversations(of: Array(try prompts().prefix(limit ?? 48)),
                                                           perConversation: perConversation, folder: to)
+            case .talk:
+                entries = try CorpusBuilder.conversations(of: Array(try prompts().prefix(limit ?? 48)),
+                                                          perConversation: perConversation, folder: to, joining: .talk)
+            case .thinking:
+                let withComma = try prompts().filter { ($0.text ?? "").contains(",") }
+                entries = try CorpusBuilder.conversations(of: Array(withComma.prefix(limit ?? 48)), perConversation: perConversation,
+                                                          folder: to, joining: unbroken ? .conversation : .thinking)
             }
             try writeManifest(entries, to: "\(to)/manifest.jsonl")
         } catch {

@@ -2,6 +2,8 @@ import Dispatch
 import Foundation
 import Parley
 import ParleyJobs
+import class ParleyCore.Flag
+import enum ParleyCore.OffPool
 
 /// Runs a job's pipeline in this process, as `parley run` would: the job's
 /// pipeline text is written to its work folder under the submitted name,
@@ -18,6 +20,7 @@ import ParleyJobs
 /// Unless `trustsPipelines`, the built pipeline must stay inside the job's
 /// folder (`PipelineConfinement`: its files, no network or device, no
 /// provider address of the submitter's) or the job fails before it plays.
+/// A job that plays past its `deadline` is stopped and fails for good.
 struct PipelineJobRunner: JobRunner {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -25,6 +28,8 @@ struct PipelineJobRunner: JobRunner {
 
     /// `parley worker --trust-pipelines`: run whatever a submitter's pipeline reaches.
     var trustsPipelines = false
+    /// How long a job may play (`--job-deadline-s`).
+    var deadline = JobDeadline()
 
     func run(_ job: JobSpec, input: URL, outputs: URL) throws -> JobOutcome {
         let folder = outputs.deletingLastPathComponent()
@@ -94,6 +99,21 @@ struct PipelineJobRunner: JobRunner {
         SessionLabel.apply(to: pipeline, file: job.pipelineName, variables: file.resolvedVariables(overrides: overrides))
 
         let collected = Collected()
+        let expired = Flag()
+        let watchdog = Task.detached { [deadline] in
+            // A pipeline that never ends (a live test source, a stalled input) would hold the worker for good
+            // while its heartbeats keep it "alive": past the deadline it is stopped.
+            let started = ContinuousClock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let inputSeconds = pipeline.inputProgress?.duration.map { Double($0) / 1e9 }
+                guard ContinuousClock.now - started > .seconds(deadline.seconds(forInput: inputSeconds)) else { continue }
+                expired.set()
+                await OffPool.run { pipeline.stop() }
+                return
+            }
+        }
+        defer { watchdog.cancel() }
         try Self.wait {
             do throws(PipelineError) {
                 try await pipeline.run { event in
@@ -116,6 +136,12 @@ struct PipelineJobRunner: JobRunner {
                 if case .unreadableData = error { throw FinalJobFailure(reason) }
                 throw Failure(description: reason)
             }
+        }
+        if expired.isSet {
+            let inputSeconds = pipeline.inputProgress?.duration.map { Double($0) / 1e9 }
+            // The same pipeline and input would run as long again: no other attempt.
+            throw FinalJobFailure("the job ran past its deadline of \(Int(deadline.seconds(forInput: inputSeconds))) s "
+                                  + "(\(deadline.explanation(forInput: inputSeconds))) and was stopped")
         }
         return JobOutcome(lines: collected.lines, audioSeconds: Double(collected.inputNanoseconds) / 1e9)
     }
@@ -180,5 +206,31 @@ private final class Outcome<T>: @unchecked Sendable {
     func get() throws -> T {
         guard let result = lock.withLock({ value }) else { throw CancellationError() }
         return try result.get()
+    }
+}
+
+/// How long a job may play: `fixedSeconds` when set (`parley worker
+/// --job-deadline-s`), else from its input's duration as the pipeline
+/// reports it: `baseSeconds` and `perInputSecond` for each second of input
+/// (local engines on 2 cores run at about 1× real time when paced, far
+/// faster from a file), or `unknownInputSeconds` when it says none (a live
+/// source).
+struct JobDeadline: Sendable {
+    static let baseSeconds = 120.0
+    static let perInputSecond = 4.0
+    static let unknownInputSeconds = 600.0
+
+    var fixedSeconds = 0.0
+
+    func seconds(forInput inputSeconds: Double?) -> Double {
+        if fixedSeconds > 0 { return fixedSeconds }
+        guard let inputSeconds, inputSeconds.isFinite, inputSeconds > 0 else { return Self.unknownInputSeconds }
+        return Self.baseSeconds + Self.perInputSecond * inputSeconds
+    }
+
+    func explanation(forInput inputSeconds: Double?) -> String {
+        if fixedSeconds > 0 { return "parley worker --job-deadline-s" }
+        guard let inputSeconds, inputSeconds.isFinite, inputSeconds > 0 else { return "the pipeline does not say how long its input is" }
+        return String(format: "%.0f s and %.0f s per second of its %.1f s input", Self.baseSeconds, Self.perInputSecond, inputSeconds)
     }
 }

@@ -8,6 +8,7 @@ import enum ParleyCore.JSONLines
 import struct ParleyCore.SegmentRecord
 import struct ParleyCore.SessionText
 import enum ParleyCore.Subtitles
+import enum ParleyCore.SafeText
 import enum ParleyCore.Suggestions
 import class ParleyCore.WAVFileReader
 import enum ParleyCore.LanguageNames
@@ -52,12 +53,14 @@ struct SessionsCommand: AsyncParsableCommand {
             var rows = [["ID", "STARTED", "DURATION", "LANGUAGES", "SEGMENTS", "FAILED", ""]]
             for session in all {
                 let info = session.info
-                let started = (info?.started ?? "").replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
-                let duration = info?.duration ?? session.records.map(\.end).max() ?? 0
+                // session.json is a file anyone may have edited: every cell is one safe line, the duration a sane number.
+                let started = SafeText.excerpt(info?.started ?? "", limit: 40).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
+                let recorded = info?.duration ?? session.records.map(\.end).max() ?? 0
+                let duration = recorded.isFinite ? min(max(recorded, 0), 9_999_999) : 0
                 let failures = session.records.filter { $0.status == "failed" }.count
-                rows.append([session.url.lastPathComponent, started, String(format: "%6.1f s", duration),
-                             info?.languages.joined(separator: ",") ?? "", String(session.records.count), String(failures),
-                             info?.ended == nil ? "(unfinished)" : ""])
+                rows.append([SafeText.oneLine(session.url.lastPathComponent), started, String(format: "%6.1f s", duration),
+                             SafeText.excerpt(info?.languages.joined(separator: ",") ?? "", limit: 80), String(session.records.count),
+                             String(failures), info?.ended == nil ? "(unfinished)" : ""])
             }
             // Each column as wide as its widest cell: a fan-out's languages (en,es,it,fr) or a named folder fit.
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -82,17 +85,19 @@ struct SessionsCommand: AsyncParsableCommand {
                 print(String(decoding: try encoder.encode(session.records), as: UTF8.self))
                 return
             }
-            print("session \(session.id)" + (session.info.map { " (\($0.pipeline.isEmpty ? "" : "\($0.pipeline), ")started \($0.started))" } ?? ""))
+            // What a provider said and what session.json holds reach the terminal as safe lines (SafeText.oneLine).
+            let safe = SafeText.oneLine
+            print("session \(safe(session.id))" + (session.info.map { " (\($0.pipeline.isEmpty ? "" : "\(safe($0.pipeline)), ")started \(safe($0.started)))" } ?? ""))
             if session.tornLine { print("(the log's last line was cut short, the session was killed while writing it: it is left out)") }
             for record in session.records {
                 let time = Subtitles.time(record.start, ".")
                 let source = record.source?.text ?? ""
-                print("\(time)  [\(record.segment)] \(source)")
+                print("\(time)  [\(record.segment)] \(safe(source))")
                 for translation in record.translations {
-                    print("              → \(translation.language): \(translation.text)")
+                    print("              → \(safe(translation.language)): \(safe(translation.text))")
                 }
                 if record.status != "final" {
-                    print("              (\(record.status)\(record.reason.map { ": \($0)" } ?? ""))")
+                    print("              (\(safe(record.status))\(record.reason.map { ": \(safe($0))" } ?? ""))")
                 }
             }
         }
@@ -113,6 +118,14 @@ struct SessionsCommand: AsyncParsableCommand {
         @Option(help: "Only this language's audio (es); empty = every language, in turn.") var language: String = ""
         @Option(help: "Write the audio to this WAV file instead of playing it.") var to: String?
 
+        /// Whether `file` (from session.jsonl) names a file in the session's
+        /// audio folder: relative, no `..`, and, links resolved, still there.
+        static func isInside(_ file: String, _ folder: URL) -> Bool {
+            guard file.hasPrefix("audio/"), !file.split(separator: "/").contains(".."), !file.contains("\0") else { return false }
+            let root = folder.resolvingSymlinksInPath().path + "/"
+            return folder.appendingPathComponent(file).resolvingSymlinksInPath().path.hasPrefix(root)
+        }
+
         /// "es" for "audio/0007.es.wav".
         static func language(of file: String) -> String {
             URL(fileURLWithPath: file).deletingPathExtension().pathExtension
@@ -125,7 +138,16 @@ struct SessionsCommand: AsyncParsableCommand {
                 throw ValidationError("session \(session.id) has no segment \(segment); it has \(session.records.map { String($0.segment) }.joined(separator: ", "))")
             }
             // Utterance by utterance; within one, its languages in alphabetical order (the recorder writes them as they finish).
-            let all = records.flatMap { $0.audio.sorted { Self.language(of: $0) < Self.language(of: $1) } }
+            // Only files the recorder could have written: audio/NNNN.lang.wav inside the folder. A path
+            // an edited log points elsewhere (../, an absolute one, a link out) is skipped, said once.
+            let listed = records.flatMap(\.audio)
+            let inside = listed.filter { Self.isInside($0, session.url) }
+            if inside.count < listed.count {
+                printError("skipped \(counted(listed.count - inside.count, "audio path")) of the log that lead\(listed.count - inside.count == 1 ? "s" : "") outside the session folder")
+            }
+            let all = records.flatMap { record in
+                record.audio.filter { Self.isInside($0, session.url) }.sorted { Self.language(of: $0) < Self.language(of: $1) }
+            }
             let languages = Set(all.map(Self.language)).sorted()
             let chosen = language.isEmpty ? all : all.filter { Self.language(of: $0) == LanguageNames.primary(language) }
             guard !chosen.isEmpty else {
@@ -219,9 +241,9 @@ struct SessionsCommand: AsyncParsableCommand {
                 print(try JSONLines.text(session.records), terminator: "")
             case .txt:
                 for record in session.records {
-                    print("[\(Subtitles.time(record.start, "."))] \(record.source?.text ?? "")")
+                    print("[\(Subtitles.time(record.start, "."))] \(SafeText.oneLine(record.source?.text ?? ""))")
                     let shown = language.isEmpty ? record.translations : translation(record).map { [$0] } ?? []
-                    for translation in shown { print("  \(translation.language): \(translation.text)") }
+                    for translation in shown { print("  \(SafeText.oneLine(translation.language)): \(SafeText.oneLine(translation.text))") }
                 }
             }
         }

@@ -142,7 +142,7 @@ enum TerminalText {
             if count == maxCharacters {
                 return String(out) + "… (\(text.unicodeScalars.count - count) more characters)"
             }
-            out.append(scalar != "\t" && SafeText.isControl(scalar) ? "\u{FFFD}" : scalar)
+            out.append(scalar != "\t" && SafeText.isUnsafe(scalar) ? "\u{FFFD}" : scalar)
             count += 1
         }
         return String(out)

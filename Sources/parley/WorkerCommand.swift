@@ -39,6 +39,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(name: .customLong("trust-pipelines"),
           help: "Run every job's pipeline as it was sent: files anywhere this user may reach, the network, devices, any provider address. Without it a job's pipeline keeps to the job's folder, with no network or device and the providers' own addresses only, or fails.")
     var trustPipelines = false
+    @Option(name: .customLong("job-deadline-s"),
+            help: "Seconds a job may run before it is stopped and failed (not retried); 0 = from its input: \(Int(JobDeadline.baseSeconds)) s and \(Int(JobDeadline.perInputSecond)) s per second of input (\(Int(JobDeadline.unknownInputSeconds)) s when the pipeline cannot say how long its input is).")
+    var jobDeadline = 0.0
     @Option(name: .customLong("work-dir"), help: "Where jobs' inputs and sessions are written while they run, each job in a folder of its own removed when it ends (default: a private temporary folder, removed when the worker exits).")
     var workDir: String?
 
@@ -47,6 +50,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard ackWait >= 1, ackWait <= 3600 else { throw ValidationError("--ack-wait takes 1 to 3600 seconds, got \(ackWait)") }
         guard (1...100).contains(maxDeliver) else { throw ValidationError("--max-deliver takes 1 to 100, got \(maxDeliver)") }
         guard retryDelay >= 0, retryDelay <= 3600 else { throw ValidationError("--retry-delay takes 0 to 3600 seconds, got \(retryDelay)") }
+        guard jobDeadline >= 0, jobDeadline <= 7 * 86_400 else { throw ValidationError("--job-deadline-s takes 0 to 604800 seconds, got \(jobDeadline)") }
     }
 
     func run() async throws {
@@ -55,7 +59,9 @@ struct WorkerCommand: AsyncParsableCommand {
         if let workDir {
             folder = URL(fileURLWithPath: workDir)
         } else {
-            do { folder = try PrivateFolder.make(prefix: "parley-worker") } catch {
+            // A worker killed before left its folder: the first worker to start after it removes it.
+            LeftoverFolders.sweep(FileManager.default.temporaryDirectory, prefix: "parley-worker-")
+            do { folder = try LeftoverFolders.make(prefix: "parley-worker", in: FileManager.default.temporaryDirectory) } catch {
                 printError("error: \(error)")
                 throw ExitCode(ExitStatus.failed)
             }
@@ -66,7 +72,7 @@ struct WorkerCommand: AsyncParsableCommand {
         settings.maxDeliver = maxDeliver
         settings.retryDelay = .milliseconds(Int64(retryDelay * 1000))
         let board = try nats.board(as: "parley worker \(name)")
-        let worker = Worker(board: board, settings: settings, runner: PipelineJobRunner(trustsPipelines: trustPipelines), name: name) { line in
+        let worker = Worker(board: board, settings: settings, runner: PipelineJobRunner(trustsPipelines: trustPipelines, deadline: JobDeadline(fixedSeconds: jobDeadline)), name: name) { line in
             printError("worker \(name): \(line)")
         }
         let subscriptions: Worker.Subscriptions

@@ -466,6 +466,45 @@ struct WorkQueueTests {
         #expect(trusted.files.contains { $0.name.hasSuffix("out/copy-nowhere.txt") && $0.size == 17 }, "\(trusted.files.map(\.name))")
     }
 
+    /// A pipeline that never ends (a live test source) is stopped at the
+    /// job's deadline and fails at once, while the worker goes on to take
+    /// the next job; a folder a SIGKILLed worker left is private, and the
+    /// next worker on that work folder removes it.
+    @Test func aJobThatNeverEndsIsStoppedAtItsDeadlineAndAKilledWorkersFolderIsSwept() async throws {
+        let cluster = try await Cluster()
+        let workDir = cluster.folder.appendingPathComponent("work")
+        try FileManager.default.createDirectory(at: workDir, withIntermediateDirectories: true)
+        let forever = cluster.folder.appendingPathComponent("forever.pipeline").path
+        try """
+            #@ description Plays for ever
+            #@ var INPUT=  The recording (unused)
+            audiotestsrc is-live=true ! fakesink
+            """.write(toFile: forever, atomically: true, encoding: .utf8)
+        let worker = try await cluster.worker(["--ack-wait", "4", "--max-deliver", "3", "--retry-delay", "0.2",
+                                               "--job-deadline-s", "5", "--work-dir", workDir.path])
+        let recording = try await SpeechFixtures.asteriskPrompts("en", count: 1).map(\.path)
+        let batch = try await cluster.submit(recording, pipeline: forever)
+        _ = try await cluster.parley(["jobs", "watch", batch, "--timeout", "120"])
+        let stopped = try #require(try await cluster.status(batch).first?.result)
+        #expect(stopped.status == "failed" && stopped.attempts == 1, "\(stopped.reasons)")
+        #expect(stopped.reasons.first?.contains("ran past its deadline of 5 s (parley worker --job-deadline-s)") == true, "\(stopped.reasons)")
+
+        // Killed in the middle of a job (it plays for 5 s), the worker leaves the job's folder: private.
+        let again = try await cluster.submit(recording, pipeline: forever)
+        let started = await worker.wait(for: "\(again)-0000: started", seconds: 60)
+        #expect(started, "\(worker.output)")
+        worker.signal(SIGKILL)
+        #expect(await worker.exitStatus(within: 10) != nil)
+        let left = try FileManager.default.contentsOfDirectory(atPath: workDir.path)
+        #expect(left.count == 1, "\(left)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: workDir.appendingPathComponent(left[0]).path)[.posixPermissions] as? Int)
+        #expect(mode == 0o700, "the job's folder is the worker user's alone: \(String(mode, radix: 8))")
+        let next = try await cluster.worker(["--ack-wait", "4", "--max-deliver", "3", "--retry-delay", "0.2",
+                                             "--job-deadline-s", "5", "--work-dir", workDir.path])
+        #expect(next.output.contains("removed 1 job folder a killed worker left"), "\(next.output)")
+        #expect(!FileManager.default.fileExists(atPath: workDir.appendingPathComponent(left[0]).path))
+    }
+
     /// A failed attempt is delivered again, up to max-deliver, every reason
     /// kept; but an input that cannot be decoded fails at its first attempt
     /// (no other attempt reads it better), and the other jobs complete.

@@ -46,5 +46,8 @@ import Testing
         try source.setProperty("num-buffers", .int(9))
         #expect(source.property("num-buffers") == .int(9))
         #expect(throws: PropertyValueProblem.outOfRange) { try source.setProperty("num-buffers", .int(-5)) }
+        // A C string ends at a NUL: the rest is kept, the NUL shown as U+FFFD.
+        try source.setProperty("name", .string("before\0after"))
+        #expect(source.property("name") == .string("before\u{FFFD}after"))
     }
 }

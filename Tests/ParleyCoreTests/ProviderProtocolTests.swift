@@ -72,6 +72,11 @@ import Testing
         #expect(error.description.contains("[redacted]"))
         #expect(Redaction.redact("Authorization: Bearer gsk_0123456789abcdef") == "Authorization: Bearer [redacted]")
         #expect(Redaction.redact("my key is hunter2hunter2", secrets: ["hunter2hunter2"]) == "my key is [redacted]")
+        #expect(Redaction.redact("base-url http://ann:s3cret@llm.local:8080/v1") == "base-url http://[redacted]@llm.local:8080/v1")
+        #expect(Session.publicVariables(["URL": "https://ann:s3cret@host/v1", "FROM": "en"]) == ["FROM": "en"],
+                "a URL with credentials is left out of session.json")
+        #expect(ProviderError.scrubbed(.rateLimited(retryAfter: nil, message: "slow, hunter2hunter2"), key: "hunter2hunter2")
+                == .rateLimited(retryAfter: nil, message: "slow, [redacted]"))
         // Tokens with base64's + / = go whole; a short key echoed back goes too, but not inside other words.
         #expect(Redaction.redact("Authorization: Bearer Zm9v+/SECRET==, retry") == "Authorization: Bearer [redacted], retry")
         #expect(Redaction.redact("Incorrect API key provided: 'abc12'. abc123 stays", secrets: ["abc12"])

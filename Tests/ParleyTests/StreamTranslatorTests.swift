@@ -231,6 +231,28 @@ import Testing
         #expect(server.requests.count == 1, "401 is not retried")
     }
 
+    /// A provider that echoes the key (not shaped like one: only knowing it
+    /// finds it) in a 429's body, a content-policy 400 and an error event
+    /// inside a stream: no warning, message or meta carries it.
+    @Test func aKeyEchoedInAnyProviderErrorIsScrubbedEverywhere() async throws {
+        let key = "hunter2-translate-key-777"
+        ProcessEnvironment.set("PARLEY_TEST_ECHO_KEY", key)
+        let json = ["Content-Type": "application/json"]
+        let server = try ScriptedHTTPServer([
+            .respond(status: 429, headers: json, body: #"{"error":{"message":"slow down, \#(key)"}}"#),
+            .respond(status: 400, headers: json, body: #"{"error":{"message":"content policy violation for key \#(key)"}}"#),
+            .stream(pieces: [("data: {\"error\":{\"message\":\"stream broke for \(key)\"}}\n\n", 0)]),
+        ])
+        defer { server.stop() }
+        let (results, warnings, error, _) = try await translate(["One.", "Two.", "Three."], options:
+            "provider=compatible base-url=\(server.url)/v1 api-key-env=PARLEY_TEST_ECHO_KEY max-retries=0 max-in-flight=1")
+        #expect(results.count == 3 && results.allSatisfy { $0.status == .failed }, "\(results)")
+        #expect(warnings.count >= 3, "\(warnings)")
+        let everything = "\(String(describing: error)) \(warnings) \(results)"
+        #expect(!everything.contains(key), "\(everything)")
+        #expect(everything.contains("[redacted]"))
+    }
+
     @Test func streamtranslatorThroughParleyServeEqualsTheLocalProvider() async throws {
         let server = try await ServeProcess(["--engine", "pocketsphinx"])
         defer { _ = server.stop() }

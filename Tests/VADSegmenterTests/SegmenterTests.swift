@@ -82,6 +82,28 @@ import Testing
         }
     }
 
+    /// Continuous speech (long-speech-ms): breaths of 200 ms between 2.5 s
+    /// sentences. Off, it is one segment; on, the first breath after 2 s of
+    /// segment ends it, 150 ms after the speech, and so on; a breath inside
+    /// the first 2 s does not.
+    @Test func pastLongSpeechMsABreathEndsTheSegment() {
+        let breath = Array(repeating: Float(0.1), count: 20), sentence = Array(repeating: Float(0.9), count: 250)
+        let talk = Array(repeating: Float(0.1), count: 50) + Array(repeating: 0.9, count: 100) + breath
+            + sentence + breath + sentence + breath + sentence + Array(repeating: 0.1, count: 100)
+        var off = Segmenter(configuration)
+        #expect(ends(run(&off, talk)).count == 1)
+        var continuous = configuration
+        continuous.longSpeechMs = 2000
+        var segmenter = Segmenter(continuous)
+        let found = ends(run(&segmenter, talk))
+        #expect(found.count == 3, "\(found)")
+        // The segment opens at 0.2 s (speech at 0.5 s, 300 ms of padding); the breath at
+        // 1.5-1.7 s comes 1.3 s into it and is kept; the one at 4.2 s ends it 150 ms later.
+        #expect(found.first?.speechEnd == 4_200_000_000 && found.first?.end == 4_350_000_000, "\(found)")
+        #expect(found.allSatisfy { $0.reason == .silence && $0.end == $0.speechEnd + 150_000_000 }, "\(found)")
+        #expect(found.map(\.speechEnd) == [4_200_000_000, 6_900_000_000, 9_600_000_000])
+    }
+
     @Test func speechBetweenSilencesIsOneSegmentWithPrefixPaddingAndTheSilenceItEndedOn() {
         var segmenter = Segmenter(configuration)
         // 1 s silence, 1 s speech, 1 s silence.

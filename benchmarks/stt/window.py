@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "plugins"
 import whisper_worker  # noqa: E402  the worker's own window rule
 
 FULL = transcribe_module.pad_or_trim
+BEAM = 5  # the worker's default (--beam-size); --beam sets it
 
 
 def load(path):
@@ -75,11 +76,13 @@ def corpora():
     return {"LibriVox": read, "Asterisk en": prompts[::4]}
 
 
-def run(model, audio, window):
+def run(model, audio, window, bounded=False):
     transcribe_module.pad_or_trim = FULL if window is None else window
     started = time.monotonic()
-    segments, _ = model.transcribe(audio, beam_size=5, language="en", vad_filter=False)
     duration = len(audio) / 16000
+    # bounded: the worker's token budget (whisper_worker.token_budget) as well.
+    budget = {"max_new_tokens": whisper_worker.token_budget(duration)} if bounded else {}
+    segments, _ = model.transcribe(audio, beam_size=BEAM, language="en", vad_filter=False, **budget)
     # As the worker reads them: nothing timed after the audio (whisper_worker.TAIL_SECONDS).
     text = " ".join(segment.text.strip() for segment in segments
                     if window is None or segment.start < duration - whisper_worker.TAIL_SECONDS)
@@ -90,8 +93,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--windows", default="", help="comma-separated names' first words to run (default: all), e.g. 30,Parley")
+    parser.add_argument("--beam", type=int, default=5, help="beam size (the worker's default is 5)")
     parser.add_argument("--model", default=os.path.expanduser("~/.local/share/parley/whisper-base/model"))
     arguments = parser.parse_args()
+    global BEAM
+    BEAM = arguments.beam
     model = WhisperModel(arguments.model, device="cpu", compute_type="int8", cpu_threads=0, num_workers=1,
                          local_files_only=True)
     def margin(frames):
@@ -109,6 +115,7 @@ def main():
         "segment + 10 s": margin(1000),
         "at least 10 s": at_least(1000),
         "Parley's rule (whisper_worker.window)": whisper_worker.window(FULL),
+        "Parley's rule, tokens bounded (whisper_worker.token_budget)": (whisper_worker.window(FULL), True),
     }
     wanted = [w.strip() for w in arguments.windows.split(",") if w.strip()]
     if wanted:
@@ -119,11 +126,12 @@ def main():
         for name, window in windows.items():
             errors = total = 0
             times = []
+            window, bounded = window if isinstance(window, tuple) else (window, False)
             for samples, reference in audio:
-                run(model, samples, window)  # warm
+                run(model, samples, window, bounded)  # warm
                 clip_times = []
                 for _ in range(arguments.runs):
-                    text, elapsed = run(model, samples, window)
+                    text, elapsed = run(model, samples, window, bounded)
                     clip_times.append(elapsed)
                 errors += edit_distance(words(reference), words(text))
                 total += len(words(reference))

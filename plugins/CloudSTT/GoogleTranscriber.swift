@@ -67,7 +67,7 @@ struct GoogleTranscriber: Transcriber, RemoteProvider {
         }
         var result: Transcription
         do throws(ProviderError) { result = try Self.parse(response.body) } catch {
-            throw ProviderFailure(error, attempts: attempts)
+            throw ProviderFailure(ProviderError.scrubbed(error, key: service.apiKey), attempts: attempts)
         }
         result.attempts = attempts
         result.firstByteAt = attempts == 1 ? sentAt + UInt64(response.timeToFirstByte * 1e9) : nil

@@ -76,7 +76,7 @@ struct GoogleSynthesizer: SpeechSynthesizer, RemoteProvider {
         }
         let samples: [Int16]
         do throws(ProviderError) { samples = try Self.decode(response.body, rate: rate) } catch {
-            throw ProviderFailure(error, attempts: attempts)
+            throw ProviderFailure(ProviderError.scrubbed(error, key: service.apiKey), attempts: attempts)
         }
         let chunk = max(1, rate / 10)
         var offset = 0

@@ -44,7 +44,9 @@ struct ChatCompletionsTranslator: RemoteTranslator {
         _ = stream.feed(Data([10, 10]))  // a last event without its blank line
         let outcome = stream.outcome
         if let message = outcome.error {
-            throw ProviderFailure(.server(status: response.status, message: message), attempts: attempts)
+            // An error event inside the stream: the provider's words, scrubbed like an error body's.
+            throw ProviderFailure(ProviderError.scrubbed(.server(status: response.status, message: message), key: service.apiKey),
+                                  attempts: attempts)
         }
         guard outcome.sawContent || outcome.finishReason != nil else {
             throw ProviderFailure(.decoding("the answer had no chat completion chunks"), attempts: attempts)

@@ -27,8 +27,16 @@ public struct SegmenterConfiguration: Sendable, Equatable {
     /// In vad mode, the silence after which a segment's end is likely
     /// (`likelyEnd`), before silence-duration-ms confirms it; 0 = never said.
     public var likelyEndMs: Int
+    /// In vad mode, once a segment holds this much audio a pause of
+    /// `longSpeechSilenceMs` ends it: a speaker who never pauses for
+    /// silence-duration-ms is cut at breaths, not at max-segment-ms. 0 = off.
+    public var longSpeechMs: Int
+    public var longSpeechSilenceMs: Int
     public init(threshold: Float, onsetThreshold: Float, prefixPaddingMs: Int, silenceDurationMs: Int, minSpeechMs: Int,
-                maxSegmentMs: Int, mode: SegmentationMode, dropSilence: Bool, likelyEndMs: Int) {
+                maxSegmentMs: Int, mode: SegmentationMode, dropSilence: Bool, likelyEndMs: Int,
+                longSpeechMs: Int = 0, longSpeechSilenceMs: Int = 150) {
+        self.longSpeechMs = longSpeechMs
+        self.longSpeechSilenceMs = longSpeechSilenceMs
         self.threshold = threshold
         self.onsetThreshold = onsetThreshold
         self.prefixPaddingMs = prefixPaddingMs
@@ -344,7 +352,7 @@ public struct Segmenter {
             lastEnd = frame.end
         }
         // Whole frames add exact integers; the allowance is for partial ones' rounding.
-        let closes = allowEnd && silence >= Float(max(1, frames(configuration.silenceDurationMs) - heardAhead)) - 1e-3
+        let closes = allowEnd && silence >= Float(max(1, frames(closingSilenceMs(after: taken)) - heardAhead)) - 1e-3
         if allowEnd && !closes { actions.append(contentsOf: likelyEnd(after: frame, silence: silence)) }
         if closes {
             for heldFrame in held { actions.append(keep(heldFrame)) }
@@ -371,6 +379,13 @@ public struct Segmenter {
             }
         }
         return actions
+    }
+
+    /// The silence that ends a segment of `taken` frames: long-speech-silence-ms
+    /// once it holds long-speech-ms of audio, else silence-duration-ms.
+    private func closingSilenceMs(after taken: Int) -> Int {
+        guard configuration.longSpeechMs > 0, taken >= frames(configuration.longSpeechMs) else { return configuration.silenceDurationMs }
+        return min(configuration.longSpeechSilenceMs, configuration.silenceDurationMs)
     }
 
     /// Whether the pause being counted has made the end likely, or sure

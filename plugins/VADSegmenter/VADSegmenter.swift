@@ -57,6 +57,13 @@
 // confirms it as before. Elements that do not know these events pass them
 // on in order. likely-end-ms=0 (or at or over silence-duration-ms) turns
 // them off.
+//
+// Continuous speech (long-speech-ms, off by default): once a segment holds
+// long-speech-ms of audio, a pause of long-speech-silence-ms (150) ends it,
+// with reason silence. A lecturer who never pauses for 500 ms is then cut
+// at the breaths between sentences and translated while still talking,
+// instead of at max-segment-ms in the middle of one; streamtranslator's
+// max-hold-ms joins a sentence cut at a breath inside it.
 import GstKit
 import ParleyCore
 import ParleySpeech
@@ -72,6 +79,11 @@ public final class VADSegmenterElement: Filter {
     /// start transcribing then, 300 ms before the 500 ms silence confirms it.
     public static let DEFAULT_LIKELY_END_MS = 200
     public static let DEFAULT_MIN_SPEECH_MS = 200
+    /// Off: the apps' rule (500 ms of silence) alone. pipelines/interpret turns it on.
+    public static let DEFAULT_LONG_SPEECH_MS = 0
+    /// A breath between sentences of continuous speech: Asterisk's prompts
+    /// read one after another with 150-280 ms between them are cut at each.
+    public static let DEFAULT_LONG_SPEECH_SILENCE_MS = 150
     public static let DEFAULT_MAX_SEGMENT_MS = 30_000
     public static let DEFAULT_MODE = SegmentationMode.vad
     public static let DEFAULT_PTT_ACTIVE = false
@@ -107,6 +119,12 @@ public final class VADSegmenterElement: Filter {
         PropertySpec("likely-end-ms", nick: "Likely end",
                      blurb: "After this much silence (counted as silence-duration-ms is) a segment's end is likely: a parley/speech-likely-end event lets downstream start early (cloudstt transcribes then), withdrawn by parley/speech-resumed if speech goes on; 0 = never, or at or over silence-duration-ms",
                      .int(default: DEFAULT_LIKELY_END_MS, range: 0...10_000), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("long-speech-ms", nick: "Long speech",
+                     blurb: "Once a segment holds this much audio, a pause of long-speech-silence-ms ends it: a speaker who never pauses for silence-duration-ms is cut at breaths, not at max-segment-ms (continuous interpretation); 0 = off",
+                     .int(default: DEFAULT_LONG_SPEECH_MS, range: 0...600_000), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("long-speech-silence-ms", nick: "Long speech silence",
+                     blurb: "The pause that ends a segment past long-speech-ms, in ms (counted as silence-duration-ms is, never longer than it)",
+                     .int(default: DEFAULT_LONG_SPEECH_SILENCE_MS, range: 10...10_000), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("min-speech-ms", nick: "Minimum speech", blurb: "Speech shorter than this never becomes a segment, in ms (counted over the last min-speech-ms + silence-duration-ms; pauses shorter than silence-duration-ms inside it do not start the count again)",
                      .int(default: DEFAULT_MIN_SPEECH_MS, range: 0...5000)),
         PropertySpec("max-segment-ms", nick: "Maximum segment", blurb: "Longer segments are cut at the quietest frame of their last 500 ms, in ms",
@@ -132,7 +150,7 @@ public final class VADSegmenterElement: Filter {
         threshold: Float(DEFAULT_THRESHOLD), onsetThreshold: Float(DEFAULT_ONSET_THRESHOLD), prefixPaddingMs: DEFAULT_PREFIX_PADDING_MS,
         silenceDurationMs: DEFAULT_SILENCE_DURATION_MS, minSpeechMs: DEFAULT_MIN_SPEECH_MS,
         maxSegmentMs: DEFAULT_MAX_SEGMENT_MS, mode: DEFAULT_MODE, dropSilence: DEFAULT_DROP_SILENCE,
-        likelyEndMs: DEFAULT_LIKELY_END_MS)
+        likelyEndMs: DEFAULT_LIKELY_END_MS, longSpeechMs: DEFAULT_LONG_SPEECH_MS, longSpeechSilenceMs: DEFAULT_LONG_SPEECH_SILENCE_MS)
 
     struct Settings {
         var segmenter = defaultConfiguration
@@ -197,6 +215,8 @@ public final class VADSegmenterElement: Filter {
         case "prefix-padding-ms": return .int(current.segmenter.prefixPaddingMs)
         case "silence-duration-ms": return .int(current.segmenter.silenceDurationMs)
         case "likely-end-ms": return .int(current.segmenter.likelyEndMs)
+        case "long-speech-ms": return .int(current.segmenter.longSpeechMs)
+        case "long-speech-silence-ms": return .int(current.segmenter.longSpeechSilenceMs)
         case "min-speech-ms": return .int(current.segmenter.minSpeechMs)
         case "max-segment-ms": return .int(current.segmenter.maxSegmentMs)
         case "mode": return .enumeration(current.segmenter.mode.rawValue)
@@ -216,6 +236,8 @@ public final class VADSegmenterElement: Filter {
             case "prefix-padding-ms": settings.segmenter.prefixPaddingMs = value.int
             case "silence-duration-ms": settings.segmenter.silenceDurationMs = value.int
             case "likely-end-ms": settings.segmenter.likelyEndMs = value.int
+            case "long-speech-ms": settings.segmenter.longSpeechMs = value.int
+            case "long-speech-silence-ms": settings.segmenter.longSpeechSilenceMs = value.int
             case "min-speech-ms": settings.segmenter.minSpeechMs = value.int
             case "max-segment-ms": settings.segmenter.maxSegmentMs = value.int
             case "mode":

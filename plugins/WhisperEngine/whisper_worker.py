@@ -75,8 +75,9 @@ def transcribe(model, numpy, audio, request, beam_size):
     temperature = float(request.get("temperature") or 0)
     if temperature > 0:
         options["temperature"] = temperature
-    segments, info = model.transcribe(samples, **options)
     duration = len(samples) / 16000
+    options["max_new_tokens"] = token_budget(duration)
+    segments, info = model.transcribe(samples, **options)
     found = []
     for segment in segments:
         if segment.start >= duration - TAIL_SECONDS:
@@ -107,6 +108,21 @@ def transcribe(model, numpy, audio, request, beam_size):
 WINDOW_MARGIN_FRAMES = 800  # 8 s of 10 ms mel frames after the audio
 FULL_WINDOW_FRAMES = 3000   # Whisper's 30 s
 TAIL_SECONDS = 0.1          # a segment timed to start this close to the end (or after it) heard nothing
+
+# How many tokens a decoding may write: what can be said in the audio, not
+# Whisper's 224 per window. A decoding that loops ("press zero press zero
+# …") stops there instead of filling the window, and each temperature
+# fallback after it is bounded too; that loop was the slow tail of the
+# prompts (benchmarks/stt/window.md). Fast speech is about 3 words, 5
+# tokens, a second.
+TOKENS_BASE = 16
+TOKENS_PER_SECOND = 8
+MAX_NEW_TOKENS = 200        # with a 224-token prompt, within Whisper's 448
+
+
+def token_budget(seconds):
+    """The tokens a decoding of `seconds` of audio (per 30 s window) may write."""
+    return min(MAX_NEW_TOKENS, int(TOKENS_BASE + TOKENS_PER_SECOND * min(seconds, 30)))
 
 
 def window(pad_or_trim):

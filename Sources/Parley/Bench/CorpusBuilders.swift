@@ -156,13 +156,41 @@ public enum CorpusBuilder {
 
     // MARK: conversations
 
+    /// How utterances are joined: pauses between them and whether each clip
+    /// is cut to its speech first (so the pause is all the silence there is).
+    public struct Joining: Sendable {
+        public var name: String
+        public var pauses: ClosedRange<Double>
+        public var trimmed: Bool
+
+        /// Turns of a conversation: 0.5–3 s between clips as recorded (their quiet edges included).
+        public static let conversation = Joining(name: "conversation", pauses: 0.5...3.0, trimmed: false)
+        /// A talk without pauses for the silence rule: clips cut to their
+        /// speech, 150–280 ms between one's last sound and the next's first.
+        public static let talk = Joining(name: "talk", pauses: 0.15...0.28, trimmed: true)
+        /// A thinking speaker: conversation turns, each cut at its comma with
+        /// 600–900 ms of silence there (longer than the 500 ms silence rule,
+        /// so a VAD cuts the sentence in two).
+        public static let thinking = Joining(name: "thinking", pauses: 0.5...3.0, trimmed: false, thinkingPauses: 0.6...0.9)
+
+        /// Silence put at each utterance's comma; nil leaves utterances whole.
+        public var thinkingPauses: ClosedRange<Double>?
+
+        public init(name: String, pauses: ClosedRange<Double>, trimmed: Bool, thinkingPauses: ClosedRange<Double>? = nil) {
+            self.name = name
+            self.pauses = pauses
+            self.trimmed = trimmed
+            self.thinkingPauses = thinkingPauses
+        }
+    }
+
     /// Joins the utterances into conversations of `perConversation` each,
-    /// with pauses drawn from 0.5–3 s (a fixed seed: the same corpus every
-    /// time), written as 16 kHz WAVs in `folder`. Each conversation records
+    /// with pauses drawn from `joining.pauses` (a fixed seed: the same corpus
+    /// every time), written as 16 kHz WAVs in `folder`. Each conversation records
     /// where every utterance's speech starts and ends, its transcript (the
     /// texts joined) and its reference translations.
     public static func conversations(of utterances: [CorpusEntry], perConversation: Int, folder: String,
-                                     seed: UInt64 = 1) throws(CorpusError) -> [CorpusEntry] {
+                                     seed: UInt64 = 1, joining: Joining = .conversation) throws(CorpusError) -> [CorpusEntry] {
         var random = SplitMix(seed: seed)
         var conversations: [CorpusEntry] = []
         let rate = CorpusAudio.rate
@@ -172,20 +200,32 @@ public enum CorpusBuilder {
             var spans: [SpeechSpan] = [], texts: [String] = [], translations: [String: [String]] = [:]
             for (index, utterance) in group.enumerated() {
                 if index > 0 {
-                    let pause = 0.5 + 2.5 * random.nextUnit()
+                    let pause = joining.pauses.lowerBound + (joining.pauses.upperBound - joining.pauses.lowerBound) * random.nextUnit()
                     samples += Array(repeating: 0, count: Int(pause * Double(rate)))
                 }
-                let clip = try CorpusAudio.samples(utterance.audio)
-                let offset = Double(samples.count) / Double(rate)
-                let span = utterance.speech?.first.map { SpeechSpan(start: $0.start, end: $0.end) }
+                var clip = try CorpusAudio.samples(utterance.audio)
+                var span = utterance.speech?.first.map { SpeechSpan(start: $0.start, end: $0.end) }
                     ?? speechSpan(of: clip, rate: rate)
+                if let thinking = joining.thinkingPauses,
+                   let cut = commaPause(in: clip, text: utterance.text ?? "", span: span, rate: rate) {
+                    let pause = thinking.lowerBound + (thinking.upperBound - thinking.lowerBound) * random.nextUnit()
+                    clip = Array(clip[..<cut]) + Array(repeating: 0, count: Int(pause * Double(rate))) + Array(clip[cut...])
+                    span.end += pause
+                }
+                if joining.trimmed {
+                    let first = max(0, min(clip.count, Int(span.start * Double(rate))))
+                    let last = max(first, min(clip.count, Int((span.end * Double(rate)).rounded(.up))))
+                    clip = Array(clip[first..<last])
+                    span = SpeechSpan(start: 0, end: Double(clip.count) / Double(rate))
+                }
+                let offset = Double(samples.count) / Double(rate)
                 spans.append(SpeechSpan(start: ((offset + span.start) * 1000).rounded() / 1000, end: ((offset + span.end) * 1000).rounded() / 1000))
                 samples += clip
                 texts.append(utterance.text ?? "")
                 for (language, text) in utterance.translations ?? [:] { translations[language, default: []].append(text) }
             }
             samples += Array(repeating: 0, count: rate)
-            let name = String(format: "conversation-%02d.wav", number + 1)
+            let name = String(format: "%@-%02d.wav", joining.name, number + 1)
             let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
             do { try WAVEncoder.encode(samples, rate: rate).write(to: URL(fileURLWithPath: path)) } catch {
                 throw CorpusError(file: path, line: 0, "cannot write it: \((error as NSError).localizedDescription)")
@@ -195,6 +235,36 @@ public enum CorpusBuilder {
                                              translations: complete.isEmpty ? nil : complete, speech: spans))
         }
         return conversations
+    }
+
+    /// Where in a clip the speaker says the comma of `text`: the middle of
+    /// the quiet stretch (30 ms or more, 25 dB under the loudest frame)
+    /// inside the speech whose place is nearest the comma's place in the
+    /// text. nil without a comma or such a stretch.
+    static func commaPause(in clip: [Int16], text: String, span: SpeechSpan, rate: Int) -> Int? {
+        guard let comma = text.firstIndex(of: ","), text.count > 1 else { return nil }
+        let share = Double(text.distance(from: text.startIndex, to: comma)) / Double(text.count)
+        let frame = max(1, rate / 100)
+        let levels = stride(from: 0, to: clip.count, by: frame).map { start -> Double in
+            let slice = clip[start..<min(clip.count, start + frame)]
+            return (slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(slice.count)).squareRoot()
+        }
+        let quiet = (levels.max() ?? 0) * pow(10, -25.0 / 20)
+        let first = Int(span.start * 100) + 1, last = min(levels.count - 1, Int(span.end * 100) - 1)
+        guard first < last else { return nil }
+        var runs: [ClosedRange<Int>] = []
+        var runStart: Int?
+        for index in first...last {
+            if levels[index] < quiet {
+                if runStart == nil { runStart = index }
+            } else if let start = runStart {
+                if index - start >= 3 { runs.append(start...(index - 1)) }
+                runStart = nil
+            }
+        }
+        let target = Double(first) + share * Double(last - first)
+        let best = runs.min { abs(Double($0.lowerBound + $0.upperBound) / 2 - target) < abs(Double($1.lowerBound + $1.upperBound) / 2 - target) }
+        return best.map { ($0.lowerBound + $0.upperBound) / 2 * frame }
     }
 
     static func speechSpan(of path: String) throws(CorpusError) -> SpeechSpan {
