@@ -3,7 +3,11 @@
 /// ranks (numpy's default), so p50 of [1, 2] is 1.5.
 public struct Distribution: Sendable, Equatable, Codable {
     public var n: Int
+    /// nil in reports written before it was kept.
+    public var min: Double?
     public var mean: Double
+    /// The sample standard deviation (0 for one value); nil in reports written before it was kept.
+    public var standardDeviation: Double?
     public var p50: Double
     public var p90: Double
     public var p95: Double
@@ -15,7 +19,11 @@ public struct Distribution: Sendable, Equatable, Codable {
         let sorted = values.filter(\.isFinite).sorted()
         guard !sorted.isEmpty else { return nil }
         n = sorted.count
-        mean = sorted.reduce(0, +) / Double(sorted.count)
+        min = sorted[0]
+        let mean = sorted.reduce(0, +) / Double(sorted.count)
+        self.mean = mean
+        standardDeviation = sorted.count > 1
+            ? (sorted.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(sorted.count - 1)).squareRoot() : 0
         p50 = Self.percentile(sorted, 50)
         p90 = Self.percentile(sorted, 90)
         p95 = Self.percentile(sorted, 95)

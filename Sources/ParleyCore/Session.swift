@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A recorded session's folder, as `sessionrecorder` writes it and
 /// `parley sessions` reads it:
@@ -43,10 +46,39 @@ public enum Session {
 
     /// Writes `data` to `url` through a temporary file and a rename: a reader
     /// (or a crash) sees the old file or the new one, never half of one.
+    /// The temporary file has an unguessable name and is created exclusively
+    /// (mkstemp), so a link planted in the folder is never written through;
+    /// the rename replaces a link at `url` itself, not what it points to.
     public static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        try data.write(to: temporary)
-        _ = rename(temporary.path, url.path)
+        var template = Array(url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).XXXXXX").path.utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw SessionFileError(url.lastPathComponent, errno) }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var written = 0
+        let complete = data.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let count = Glibc.write(descriptor, raw.baseAddress! + written, raw.count - written)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
+        }
+        let failure = errno
+        close(descriptor)
+        guard complete, rename(temporary, url.path) == 0 else {
+            let reason = complete ? errno : failure
+            unlink(temporary)
+            throw SessionFileError(url.lastPathComponent, reason)
+        }
+    }
+}
+
+/// A session file that could not be written, with the system's reason.
+public struct SessionFileError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ name: String, _ code: Int32) {
+        description = "\(name): \(String(cString: strerror(code)))"
     }
 }
 

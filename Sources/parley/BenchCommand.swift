@@ -14,8 +14,40 @@ struct BenchCommand: AsyncParsableCommand {
             microphone would and reports per-stage latency, voice to voice, the framework's overhead, \
             segments by status, WER, chrF and VAD frame scores. See benchmarks/README.md.
             """,
-        subcommands: [BenchRunCommand.self, BenchImportCommand.self, BenchCorpusCommand.self],
+        subcommands: [BenchRunCommand.self, BenchImportCommand.self, BenchCorpusCommand.self, BenchCompareCommand.self],
         defaultSubcommand: BenchRunCommand.self)
+}
+
+/// `parley bench compare A B`: two reports side by side, with B / A.
+struct BenchCompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare", abstract: "Print two bench reports side by side with the ratios (B / A).",
+        discussion: """
+            A and B are report.json files or the folders holding them (parley bench --output). For every \
+            latency figure both have: p50 and p95 of each and B / A; then WER, chrF, VAD F1, CPU per stream \
+            second and peak memory. Says so when the two were measured on different corpora.
+            """)
+
+    @Argument(help: "The first report (report.json or its folder).") var a: String
+    @Argument(help: "The second report.") var b: String
+
+    func run() throws {
+        let comparison = BenchComparison(try Self.load(a), try Self.load(b), names: (a, b))
+        print(comparison.markdown, terminator: "")
+    }
+
+    static func load(_ path: String) throws -> BenchReport {
+        var isFolder: ObjCBool = false
+        let file = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue ? "\(path)/report.json" : path
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ValidationError("\(file): no such report (give report.json or the folder parley bench --output wrote)")
+        }
+        do {
+            return try JSONDecoder().decode(BenchReport.self, from: data)
+        } catch {
+            throw ValidationError("\(file): not a parley bench report.json (\(error))")
+        }
+    }
 }
 
 struct BenchRunCommand: AsyncParsableCommand {
@@ -104,8 +136,9 @@ struct BenchRunCommand: AsyncParsableCommand {
             printError("error: run \(results.last?.run.run ?? 0): \(failure)")
             failed = true
         }
-        let report = BenchReport(pipeline: file, corpus: corpus, paced: !noPace, warmup: min(warmup, manifest.entries.count),
+        var report = BenchReport(pipeline: file, corpus: corpus, paced: !noPace, warmup: min(warmup, manifest.entries.count),
                                  recordings: manifest.entries.count, runs: results)
+        report.metadata = BenchMetadata.current()
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             try report.markdown.write(toFile: "\(output)/report.md", atomically: true, encoding: .utf8)

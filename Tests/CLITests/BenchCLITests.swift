@@ -95,6 +95,21 @@ import Testing
             .contains("% of the \(nonSpeech) non-speech frames inside the recordings"))
     }
 
+    /// Two committed reports (with and without speculation) side by side:
+    /// each figure's p50 and p95 and B / A, read from the reports themselves.
+    @Test func compareShowsTwoReportsSideBySideWithTheirRatios() async throws {
+        let a = pipeline("benchmarks/pipelines/live-translate"), b = pipeline("benchmarks/pipelines/live-translate-no-speculation")
+        let result = try await parley(["bench", "compare", a, "\(b)/report.json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let x = try #require(figure(try report(a), "voice-to-voice-ms", "p50")), y = try #require(figure(try report(b), "voice-to-voice-ms", "p50"))
+        let row = String(format: "| voice-to-voice-ms p50 | %.1f | %.1f | %.2f× |", x, y, y / x)
+        #expect(result.stdout.contains(row), "\(row)\n\(result.stdout)")
+        #expect(result.stdout.contains("| WER % |") && result.stdout.contains("| chrF es |"), "\(result.stdout)")
+        #expect(!result.stdout.contains("corpora differ"))
+        let missing = try await parley(["bench", "compare", a, scratch.path])
+        #expect(missing.status != 0 && missing.stderr.contains("no such report"), "\(missing.stderr)")
+    }
+
     /// Ctrl-C during the second recording: the first, finished, is reported; the second is not.
     @Test func interruptKeepsTheRecordingsThatFinished() async throws {
         let corpus = scratch.appendingPathComponent("prompts").path
@@ -138,6 +153,12 @@ import Testing
         let segments = try #require(summary["segments"] as? [String: Any])
         #expect(segments["speculated"] as? Int ?? 0 >= 1 && segments["speculativeRequests"] as? Int ?? 0 >= 1, "\(segments)")
         #expect(markdown.contains("transcribed at a likely end"), "\(markdown)")
+        // How it was made: version, host, the command as run.
+        let metadata = try #require(summary["metadata"] as? [String: Any])
+        #expect(metadata["parleyVersion"] as? String == Release.version && (metadata["cores"] as? Int ?? 0) >= 1, "\(metadata)")
+        #expect((metadata["command"] as? String)?.hasPrefix("parley bench ") == true && (metadata["command"] as? String)?.contains("--gap 12") == true,
+                "\(metadata)")
+        #expect(markdown.contains("Parley \(Release.version)"))
         let run = try #require(runs.first)
         let cpu = (run["cpuSeconds"] as? Double ?? 0) + (run["workerCPUSeconds"] as? Double ?? 0)
         let stream = try #require(run["streamSeconds"] as? Double)

@@ -189,4 +189,22 @@ import Testing
             ], "split at \(split)")
         }
     }
+
+    /// 2 MB of answer in one piece (loopback delivers it so): 40,000 events,
+    /// parsed in one pass. Cutting the buffer per line made this take
+    /// minutes; the bound here is a stuck parser's, not a speed check.
+    @Test func aLongAnswerInOnePieceIsParsedInOnePass() async throws {
+        let event = "data: {\"choices\":[{\"delta\":{\"content\":\"abcdefghijklmnopqrstuvwxyz0123456789\"}}]}\n\n"
+        let bytes = Array(String(repeating: event, count: 40_000).utf8)
+        let parsed = Flag()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            #expect(parsed.isSet, "2 MB of events still not parsed after 30 s")
+        }
+        var parser = SSEParser()
+        let events = parser.feed(bytes)
+        parsed.set()
+        watchdog.cancel()
+        #expect(events.count == 40_000 && events.last?.data.hasSuffix("}]}") == true)
+    }
 }

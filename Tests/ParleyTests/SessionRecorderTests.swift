@@ -51,6 +51,45 @@ import Testing
         #expect(mode(folder.path) == 0o700 && mode(folder.appendingPathComponent(Session.logFile).path) == 0o600)
     }
 
+    /// Links planted in a folder before the recorder writes there (the
+    /// log, the temporary session.json, a WAV's .part) are never written
+    /// through, and a folder another user owns is refused.
+    @Test func plantedLinksAreNotFollowedAndAnotherUsersFolderIsRefused() async throws {
+        let scratch = TestSupport.temporaryFolder()
+        let victim = scratch.appendingPathComponent("victim.txt")
+        try "untouched\n".write(to: victim, atomically: true, encoding: .utf8)
+        func record(into folder: URL) async -> PipelineError? {
+            do {
+                try await Pipeline(launch: "espeaksrc text=\"Hello there.\" ! rec.audio_0 sessionrecorder name=rec location=\(folder.path)").run()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // The log planted as a link: the recorder refuses to start rather than write through it.
+        let planted = scratch.appendingPathComponent("planted")
+        try FileManager.default.createDirectory(at: planted.appendingPathComponent("audio"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: planted.appendingPathComponent(Session.logFile), withDestinationURL: victim)
+        try FileManager.default.createSymbolicLink(at: planted.appendingPathComponent(".session.json.tmp"), withDestinationURL: victim)
+        try FileManager.default.createSymbolicLink(at: planted.appendingPathComponent("audio/0000.wav.part"), withDestinationURL: victim)
+        let refused = await record(into: planted)
+        #expect(refused.map { "\($0)".contains(Session.logFile) } == true, "\(String(describing: refused))")
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "untouched\n")
+
+        // Only the temporary names planted: they are not the recorder's (unguessable now), the session is written.
+        try FileManager.default.removeItem(at: planted.appendingPathComponent(Session.logFile))
+        #expect(await record(into: planted) == nil)
+        #expect(SessionFolder(url: planted).records.count == 1)
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "untouched\n")
+
+        // A folder of another user's (a shared one made beforehand): refused, naming its owner.
+        let theirs = scratch.appendingPathComponent("theirs")
+        try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: true)
+        guard chown(theirs.path, 65_534, 65_534) == 0 else { return }  // not root: nothing to hand over
+        let other = await record(into: theirs)
+        #expect(other.map { "\($0)".contains("belongs to another user (uid 65534)") } == true, "\(String(describing: other))")
+    }
+
     @Test func speechThatNoProviderCouldGiveIsRecordedAsFailed() async throws {
         let folder = TestSupport.temporaryFolder().appendingPathComponent("session")
         let pipeline = try Pipeline(launch: """

@@ -147,6 +147,35 @@ import Testing
         }
     }
 
+    /// A talk with no pause long enough for the 500 ms rule (8 prompts,
+    /// 150-280 ms apart): interpret cuts it at breaths into several
+    /// utterances, each transcribed, translated and spoken while the talk
+    /// goes on, none lost, all in one session.
+    @Test func interpretTranslatesATalkWithoutPausesPieceByPiece() async throws {
+        let corpus = scratch.appendingPathComponent("talk")
+        let built = try await TestSupport.run(TestSupport.parleyExecutable, [
+            "bench", "corpus", "talk", "--to", corpus.path, "--limit", "8", "--per-conversation", "8", "--min-words", "4"])
+        #expect(built.status == 0, "\(built.stderr)")
+        let talk = corpus.appendingPathComponent("talk-01.wav")
+        let spoken = scratch.appendingPathComponent("interpreted.wav"), session = scratch.appendingPathComponent("lecture")
+        let result = try await TestSupport.run(TestSupport.parleyExecutable, [
+            "run", root.appendingPathComponent("pipelines/interpret.pipeline").path, "--quiet",
+            "--set", "SOURCE=filesrc location=\"\(talk.path)\" ! decodebin",
+            "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
+        ], environment: TestSupport.gstEnvironment(registry: scratch))
+        #expect(result.status == 0, "\(result.stderr)")
+        let recorded = SessionFolder(url: session)
+        // live-translate hears this talk as one utterance (cut only at max-segment-ms); interpret at its breaths.
+        #expect(recorded.records.count >= 4, "\(recorded.records.map(\.source))")
+        #expect(recorded.records.map(\.segment) == recorded.records.map(\.segment).sorted())
+        let heard = recorded.records.compactMap { $0.source?.text }.joined(separator: " ").lowercased()
+        #expect(heard.contains("agent") && heard.contains("pound"), "\(heard)")
+        let translated = recorded.records.flatMap(\.translations).filter { !$0.text.isEmpty }
+        #expect(translated.filter { SpanishCheck.isSpanish($0.text) }.count >= 3, "\(translated)")
+        let wav = try WAVDecoder.decode(try Data(contentsOf: spoken))
+        #expect(wav.samples.contains { abs(Int($0)) > 2000 }, "the translation was spoken")
+    }
+
     @Test func liveTranslateSpeaksEachUtteranceWithTheMicrophoneAndSpeakersReplaced() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let spoken = scratch.appendingPathComponent("speakers.wav"), session = scratch.appendingPathComponent("live")

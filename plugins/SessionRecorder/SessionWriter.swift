@@ -86,14 +86,21 @@ final class SessionWriter: @unchecked Sendable {
             if !manager.fileExists(atPath: folder.path) {
                 try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
-            try manager.createDirectory(at: folder.appendingPathComponent("audio"), withIntermediateDirectories: true)
+            try Self.checkOwnFolder(folder)
+            if !manager.fileExists(atPath: folder.appendingPathComponent("audio").path) {
+                try manager.createDirectory(at: folder.appendingPathComponent("audio"), withIntermediateDirectories: false)
+            }
+            try Self.checkOwnFolder(folder.appendingPathComponent("audio"))
+        } catch let error as WriteError {
+            throw error
         } catch {
             throw WriteError(description: error.localizedDescription)
         }
         let formatter = ISO8601DateFormatter()
         info = SessionInfo(id: id, started: formatter.string(from: Date()), pipeline: pipeline, variables: variables)
-        log = open(folder.appendingPathComponent(Session.logFile).path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard log >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
+        // Created here, never opened through a link or over a file already there (a planted session.jsonl).
+        log = open(folder.appendingPathComponent(Session.logFile).path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0o600)
+        guard log >= 0 else { throw WriteError(description: "\(Session.logFile): \(String(cString: strerror(errno)))") }
         for pad in pads { add(pad: pad) }
         try writeInfo()
         try writeSubtitles()  // empty, but there and valid from the start
@@ -107,6 +114,22 @@ final class SessionWriter: @unchecked Sendable {
     }
 
     func setRate(_ rate: Int, pad: String) { rates[pad] = rate }
+
+    /// A session is written only into a real folder (not a link) of this
+    /// user's: one owned by another user (a shared 1777 folder someone made
+    /// beforehand) could hold links to files of ours.
+    static func checkOwnFolder(_ folder: URL) throws {
+        var status = stat()
+        guard lstat(folder.path, &status) == 0 else {
+            throw WriteError(description: "\(folder.path): \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw WriteError(description: "\(folder.path) is not a folder (a link or a file): choose another location")
+        }
+        guard status.st_uid == getuid() else {
+            throw WriteError(description: "\(folder.path) belongs to another user (uid \(status.st_uid)): choose a folder of your own")
+        }
+    }
 
     // MARK: text
 
@@ -175,7 +198,7 @@ final class SessionWriter: @unchecked Sendable {
         if utterances[pad] == nil {
             let language = meta.language.isEmpty ? "audio" : LanguageNames.primary(meta.language)
             let name = String(format: "audio/%04llu.%@.wav", meta.segmentID, language)
-            let descriptor = open(folder.appendingPathComponent(name + ".part").path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            let descriptor = open(folder.appendingPathComponent(name + ".part").path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw WriteError(description: "\(name): \(String(cString: strerror(errno)))") }
             let rate = rates[pad] ?? 22_050
             try write(descriptor, [UInt8](WAVEncoder.header(sampleCount: 0, rate: rate)))

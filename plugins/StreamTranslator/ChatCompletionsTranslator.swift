@@ -81,10 +81,13 @@ final class ChatStream: Sendable {
 
     var outcome: Outcome { state.withLock { $0.outcome } }
 
-    /// Feeds bytes; returns the partial texts to show, in order ("" retracts).
+    /// Feeds bytes; returns the partial texts to show, in order ("" retracts):
+    /// the text as it stands after these bytes, once, however many tokens
+    /// they held (a copy per token made a long answer quadratic).
     func feed(_ bytes: Data) -> [String] {
         state.withLock { state in
             var partials: [String] = []
+            var grew = false
             for event in state.parser.feed(bytes) {
                 if event.name == "error" {
                     state.outcome.error = Self.errorMessage(event.data) ?? String(event.data.prefix(500))
@@ -99,6 +102,8 @@ final class ChatStream: Sendable {
                 guard let choice = chunk.choices?.first else { continue }  // the usage chunk
                 if choice.delta?.role != nil && state.outcome.sawContent {
                     // A new stream after a broken one: what was shown is withdrawn.
+                    if grew { partials.append(state.outcome.text) }
+                    grew = false
                     state.outcome = Outcome()
                     partials.append("")
                 }
@@ -106,7 +111,7 @@ final class ChatStream: Sendable {
                     if state.outcome.firstTokenAt == nil { state.outcome.firstTokenAt = MonotonicClock.nanoseconds() }
                     state.outcome.text += content
                     state.outcome.sawContent = true
-                    partials.append(state.outcome.text)
+                    grew = true
                 }
                 switch choice.finish_reason {
                 case "length": state.outcome.finishReason = .length
@@ -115,6 +120,7 @@ final class ChatStream: Sendable {
                 case nil: break
                 }
             }
+            if grew { partials.append(state.outcome.text) }
             return partials
         }
     }

@@ -327,6 +327,11 @@ final class PartialStream: Sendable {
 
     /// The text so far, from the provider's stream.
     @Sendable func receive(_ partial: String) {
+        // emit=final shows nothing on the way: no text to clean per chunk.
+        if emitMode == .final {
+            if partial.isEmpty { _ = revision.next() } else { streamed.set() }
+            return
+        }
         let cleaned = cleaner(partial)
         var meta = meta
         // An empty partial withdraws a broken attempt's text: a new revision starts.

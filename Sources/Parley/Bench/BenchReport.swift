@@ -20,7 +20,7 @@ public struct BenchReport: Sendable, Codable {
         public var workerPeakRSSMegabytes: Double
         /// CPU seconds (parley and its workers) per second of stream played:
         /// what the pipeline costs, speculation's thrown-away work included.
-        public var cpuPerStreamSecond: Double
+        public var cpuPerStreamSecond: Double?
         public var recordings: Int
         public var interrupted: Bool
         public var failure: String?
@@ -53,6 +53,18 @@ public struct BenchReport: Sendable, Codable {
         public var speculated = 0
         public var speculativeRequests = 0
         public var speculationsUsed = 0
+
+        public init() {}
+
+        /// A report written before speculation was counted reads as none.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            produced = try container.decode(Int.self, forKey: .produced)
+            byStatus = try container.decode([String: Int].self, forKey: .byStatus)
+            speculated = try container.decodeIfPresent(Int.self, forKey: .speculated) ?? 0
+            speculativeRequests = try container.decodeIfPresent(Int.self, forKey: .speculativeRequests) ?? 0
+            speculationsUsed = try container.decodeIfPresent(Int.self, forKey: .speculationsUsed) ?? 0
+        }
     }
     public struct References: Sendable, Codable, Equatable {
         public var utterances = 0
@@ -73,6 +85,8 @@ public struct BenchReport: Sendable, Codable {
         public var vadNonSpeechFrames: Int?
     }
 
+    /// How the report was made (version, commit, host, date, command).
+    public var metadata: BenchMetadata?
     public var pipeline: String
     public var corpus: String
     public var paced: Bool
@@ -147,6 +161,11 @@ public struct BenchReport: Sendable, Codable {
     public var markdown: String {
         func number(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         var lines = ["# parley bench: \(pipeline)", ""]
+        if let metadata {
+            lines.append("Parley \(metadata.parleyVersion)\(metadata.commit.map { " (\($0.prefix(12)))" } ?? ""), \(metadata.date), "
+                         + "\(metadata.hostCPU) (\(metadata.cores) cores): `\(metadata.command)`")
+            lines.append("")
+        }
         let audio = runs.first?.audioSeconds ?? 0
         lines.append("Corpus \(corpus): \(recordings) recordings, \(number(audio)) s of audio a run; \(counted(runs.count, "run")) "
                      + "after \(counted(warmup, "warm-up recording")); "
@@ -159,10 +178,13 @@ public struct BenchReport: Sendable, Codable {
             lines.append("")
             lines.append("**Run \(run.run) failed**: \(run.failure!) (the recordings finished before it are kept).")
         }
-        lines += ["", "## Latency (ms)", "", "| figure | n | mean | p50 | p90 | p95 | p99 | max |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += ["", "## Latency (ms)", "", "| figure | n | min | mean | σ | p50 | p90 | p95 | p99 | max |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for name in figureOrder {
             let d = figures[name]!
-            lines.append("| \(name) | \(d.n) | \(number(d.mean)) | \(number(d.p50)) | \(number(d.p90)) | \(number(d.p95)) | \(number(d.p99)) | \(number(d.max)) |")
+            // A percentile is shown where at least one value lies beyond it: p90 from 10 values, p95 from 20, p99 from 100.
+            func tail(_ value: Double, _ needs: Int) -> String { d.n >= needs ? number(value) : "–" }
+            lines.append("| \(name) | \(d.n) | \(d.min.map { number($0) } ?? "–") | \(number(d.mean)) | \(d.standardDeviation.map { number($0) } ?? "–") | \(number(d.p50)) | "
+                         + "\(tail(d.p90, 10)) | \(tail(d.p95, 20)) | \(tail(d.p99, 100)) | \(number(d.max)) |")
         }
         lines += ["", "## Segments", ""]
         let statuses = segments.byStatus.isEmpty ? ["final"] : segments.byStatus.keys.sorted()
@@ -193,7 +215,7 @@ public struct BenchReport: Sendable, Codable {
                   "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for run in runs {
             lines.append("| \(run.run) | \(run.recordings) | \(number(run.audioSeconds)) | \(number(run.streamSeconds)) | \(number(run.wallSeconds)) | \(number(run.speed, 2)) | "
-                         + "\(number(run.cpuSeconds)) | \(number(run.workerCPUSeconds)) | \(number(run.cpuPerStreamSecond, 3)) | "
+                         + "\(number(run.cpuSeconds)) | \(number(run.workerCPUSeconds)) | \(run.cpuPerStreamSecond.map { number($0, 3) } ?? "–") | "
                          + "\(number(run.peakRSSMegabytes, 0)) | \(number(run.workerPeakRSSMegabytes, 0)) |")
         }
         lines += ["", Self.legend]
@@ -210,6 +232,6 @@ public struct BenchReport: Sendable, Codable {
         `stt.speculative-requests` transcriptions started at the segment's likely ends (cloudstt `speculate`), `stt.speculation-used` 1 when the final is the last of them: requests − used is the speculative work thrown away. \
         Resources: `audio s` is the measured recordings, `stream s` all the source played (warm-up, recordings and \
         the pauses between them), `× real time` stream per wall second; CPU and peak RSS of parley and of the engine \
-        workers it started (Whisper, apertium), from /proc; `CPU s per stream s` both CPUs per second of source played (on 2 cores, 2 is the ceiling). Percentiles interpolate between ranks; wall-time figures come from CLOCK_MONOTONIC.
+        workers it started (Whisper, apertium), from /proc; `CPU s per stream s` both CPUs per second of source played (on 2 cores, 2 is the ceiling). Percentiles interpolate between ranks, and are shown only where at least one value lies beyond them (p90 from n = 10, p95 from 20, p99 from 100: report.json has them all); σ is the sample standard deviation; wall-time figures come from CLOCK_MONOTONIC.
         """
 }
