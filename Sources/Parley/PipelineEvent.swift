@@ -113,17 +113,13 @@ public struct LatencyReport: Sendable, Equatable {
     public var speculationUsed: Bool?
 
     init?(_ structure: Structure, source: String) {
-        guard let id = structure["segment-id"]?.uint64 else { return nil }
-        segmentID = id
-        stage = structure["stage"]?.string ?? source
+        guard let message = LatencyMessage(structure, source: source) else { return nil }
+        segmentID = message.segmentID
+        stage = message.stage
         self.source = source
-        var figures: [String: Double] = [:]
-        for field in structure.fields where field.name.hasSuffix("-ms") {
-            figures[field.name] = field.value.double
-        }
-        self.figures = figures
-        speculativeRequests = structure["speculative-requests"].map(\.int)
-        speculationUsed = structure["speculation-used"].map(\.bool)
+        figures = Dictionary(message.figures.map { ($0.name, $0.milliseconds) }, uniquingKeysWith: { _, last in last })
+        speculativeRequests = message.speculativeRequests
+        speculationUsed = message.speculationUsed
     }
 }
 
@@ -137,7 +133,7 @@ extension PipelineEvent {
             if let message = TranscriptMessage(structure) { return .transcript(TextResult(message, source: source)) }
         case TranslationMessage.name:
             if let message = TranslationMessage(structure) { return .translation(TextResult(message, source: source)) }
-        case "parley/latency":
+        case LatencyMessage.name:
             if let report = LatencyReport(structure, source: source) { return .latency(report) }
         case FallbackMessage.name:
             if let message = FallbackMessage(structure) { return .fallback(FallbackEvent(message, source: source)) }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ParleyCore
+import Synchronization
 
 /// The transcription request's parameters, checked before the engine sees
 /// them: a client's values are untrusted (an infinite temperature would hold
@@ -79,6 +80,72 @@ struct OpenAIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 ? "Unknown request URL: \(request.method) \(path). Please check the URL for typos."
                 : (error.body ?? error.status.reasonPhrase)
             return TranscriptionHandler.error(error.status, message, type: "invalid_request_error")
+        }
+    }
+}
+
+/// What every request is held to before a handler runs: a body declared
+/// larger than `maxRequestBytes` is refused from its header (413 at once,
+/// not after the idle timeout), and no more than `maxConcurrentRequests`
+/// are handled at once (503, with Retry-After). The time a body may take
+/// to arrive is `RequestBody.collect`'s.
+struct RequestLimitsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let configuration: ServerConfiguration
+    let running = RunningRequests()
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > configuration.maxRequestBytes {
+            return TranscriptionHandler.error(.contentTooLarge, "The request declares \(declared) bytes; the largest accepted is \(configuration.maxRequestBytes).",
+                                              type: "invalid_request_error")
+        }
+        guard running.enter(limit: configuration.maxConcurrentRequests) else {
+            var busy = TranscriptionHandler.error(.serviceUnavailable,
+                                                  "The server is handling \(configuration.maxConcurrentRequests) requests, its most at once; retry shortly.",
+                                                  type: "server_error")
+            busy.headers[.retryAfter] = "1"
+            return busy
+        }
+        defer { running.leave() }
+        return try await next(request, context)
+    }
+}
+
+/// How many requests are being handled.
+final class RunningRequests: Sendable {
+    private let count = Mutex(0)
+
+    func enter(limit: Int) -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() { count.withLock { $0 -= 1 } }
+}
+
+/// A request's body, read whole within limits.
+enum RequestBody {
+    enum Problem: Error { case tooLarge, tooSlow }
+
+    /// At most `limit` bytes, all arrived within `seconds`: a client that
+    /// sends a byte now and then (each resets the idle timeout) is cut off.
+    static func collect(_ request: Request, upTo limit: Int, within seconds: Int64) async -> Result<ByteBuffer, Problem> {
+        let timedOut = Flag()
+        let reading = Task { try await request.body.collect(upTo: limit) }
+        let timer = Task {
+            try await Task.sleep(for: .seconds(seconds))
+            timedOut.set()
+            reading.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            let body = try await reading.value
+            return timedOut.isSet ? .failure(.tooSlow) : .success(body)
+        } catch {
+            return .failure(timedOut.isSet ? .tooSlow : .tooLarge)
         }
     }
 }

@@ -37,10 +37,10 @@ enum SpeechEndpoint {
 
     static func speak(_ request: Request, configuration: ServerConfiguration) async -> Response {
         let data: ByteBuffer
-        do {
-            data = try await request.body.collect(upTo: 64 * 1024)
-        } catch {
-            return TranscriptionHandler.error(.contentTooLarge, "The request is larger than 64 KiB.", type: "invalid_request_error")
+        switch await RequestBody.collect(request, upTo: 64 * 1024, within: configuration.requestTimeoutSeconds) {
+        case .success(let collected): data = collected
+        case .failure(.tooLarge): return TranscriptionHandler.error(.contentTooLarge, "The request is larger than 64 KiB.", type: "invalid_request_error")
+        case .failure(.tooSlow): return TranscriptionHandler.tooSlow(configuration)
         }
         guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: data)) else {
             return TranscriptionHandler.error(.badRequest, "The body must be JSON with an input string.",

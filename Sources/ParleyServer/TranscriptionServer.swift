@@ -28,6 +28,11 @@ public struct ServerConfiguration: Sendable {
     public var maxAudioSeconds = 1500.0
     /// A connection that sends nothing for this long is closed (half-open clients).
     public var idleTimeoutSeconds: Int64 = 30
+    /// The longest a request's body may take to arrive: a client that sends
+    /// a byte every few seconds (each resets the idle timeout) is cut off.
+    public var requestTimeoutSeconds: Int64 = 120
+    /// Requests handled at once; more are answered 503 at once.
+    public var maxConcurrentRequests = 64
     /// Decodes an upload that is neither WAV nor FLAC (MP3, M4A, Ogg, WebM…)
     /// to mono samples at `UploadDecoding.rate`, stopping past the limit:
     /// the `parley` executable sets it to GStreamer's decodebin. nil: WAV
@@ -108,6 +113,7 @@ public enum TranscriptionServer {
         let handler = TranscriptionHandler(engine: engine, configuration: configuration)
         let router = Router()
         router.add(middleware: OpenAIErrorMiddleware())
+        router.add(middleware: RequestLimitsMiddleware(configuration: configuration))
         router.get("/v1/models") { request, _ -> Response in
             if let denied = handler.authorize(request) { return denied }
             return handler.models()
@@ -183,6 +189,12 @@ struct TranscriptionHandler: Sendable {
     /// The engine's own name, and the cloud names clients send, all served by it.
     var modelNames: [String] { [engine.modelName, "whisper-1", "whisper-large-v3", "whisper-large-v3-turbo"] }
 
+    /// 408 for a body that took longer than the request timeout.
+    static func tooSlow(_ configuration: ServerConfiguration) -> Response {
+        error(.requestTimeout, "The request's body took longer than \(configuration.requestTimeoutSeconds) s to arrive.",
+              type: "invalid_request_error")
+    }
+
     func authorize(_ request: Request) -> Response? {
         guard let key = configuration.apiKey, !key.isEmpty else { return nil }
         if ConstantTime.equal(request.headers[.authorization] ?? "", "Bearer \(key)") { return nil }
@@ -223,11 +235,13 @@ struct TranscriptionHandler: Sendable {
     /// checked before the audio is decoded.
     func recognize(_ request: Request, task: WhisperTask) async -> Response {
         let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: configuration.maxRequestBytes)
-        } catch {
+        switch await RequestBody.collect(request, upTo: configuration.maxRequestBytes, within: configuration.requestTimeoutSeconds) {
+        case .success(let collected): body = collected
+        case .failure(.tooLarge):
             return Self.error(.contentTooLarge, "The request is larger than \(configuration.maxRequestBytes) bytes.",
                               type: "invalid_request_error")
+        case .failure(.tooSlow):
+            return Self.tooSlow(configuration)
         }
         let parts: [MultipartParser.Part]
         do {

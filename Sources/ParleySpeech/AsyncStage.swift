@@ -221,10 +221,9 @@ public final class AsyncStage: @unchecked Sendable {
     static func withQueueWait(_ output: StageOutput, _ waitMs: Double) -> StageOutput {
         var output = output
         output.messages = output.messages.map { message in
-            guard message.name == "parley/latency", message["queue-wait-ms"] == nil else { return message }
-            var stamped = message
-            stamped["queue-wait-ms"] = .double(waitMs)
-            return stamped
+            guard var latency = LatencyMessage(message), latency[figure: "queue-wait-ms"] == nil else { return message }
+            latency[figure: "queue-wait-ms"] = waitMs
+            return latency.structure
         }
         return output
     }

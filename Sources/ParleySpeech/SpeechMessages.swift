@@ -269,3 +269,70 @@ struct SegmentFields {
     func text(_ name: String) -> String { structure[name]?.string ?? "" }
     func time(_ name: String) -> UInt64 { structure[name]?.uint64 ?? 0 }
 }
+
+/// `parley/latency`: one stage's figures for one segment, all in ms, posted
+/// by every stage (vad, stt, translate, tts) and read by `parley run
+/// --latency`, the embedding API's `LatencyReport` and `parley bench`. Each
+/// stage documents its own figures (`SpeechDocs.latency`); this is the one
+/// place the message is built and read.
+public struct LatencyMessage: Sendable, Equatable {
+    public static let name = "parley/latency"
+
+    public struct Figure: Sendable, Equatable {
+        /// Ends in `-ms`: "ttfs-ms", "queue-wait-ms".
+        public var name: String
+        public var milliseconds: Double
+        public init(_ name: String, _ milliseconds: Double) {
+            self.name = name
+            self.milliseconds = milliseconds
+        }
+    }
+
+    public var segmentID: UInt64
+    public var stage: String
+    /// In the order they are posted.
+    public var figures: [Figure]
+    /// cloudstt: transcriptions started at the segment's likely ends (`speculate`), withdrawn ones included.
+    public var speculativeRequests: Int?
+    /// cloudstt: whether the final is the last of them.
+    public var speculationUsed: Bool?
+
+    public init(segmentID: UInt64, stage: String, figures: [Figure] = []) {
+        self.segmentID = segmentID
+        self.stage = stage
+        self.figures = figures
+    }
+
+    /// A figure by name; setting one already there replaces it, a new one goes last.
+    public subscript(figure name: String) -> Double? {
+        get { figures.first { $0.name == name }?.milliseconds }
+        set {
+            if let index = figures.firstIndex(where: { $0.name == name }) {
+                if let newValue { figures[index].milliseconds = newValue } else { figures.remove(at: index) }
+            } else if let newValue {
+                figures.append(Figure(name, newValue))
+            }
+        }
+    }
+
+    public var structure: Structure {
+        var fields: [(String, PropertyValue)] = [("segment-id", .uint64(segmentID)), ("stage", .string(stage))]
+        fields += figures.map { ($0.name, .double($0.milliseconds)) }
+        if let speculativeRequests { fields.append(("speculative-requests", .int(speculativeRequests))) }
+        if let speculationUsed { fields.append(("speculation-used", .bool(speculationUsed))) }
+        return Structure(Self.name, fields)
+    }
+
+    /// nil for another message; a stage that does not say which is `source`'s.
+    public init?(_ structure: Structure, source: String = "") {
+        guard structure.name == Self.name, case .uint64(let id)? = structure["segment-id"] else { return nil }
+        segmentID = id
+        if case .string(let stage?)? = structure["stage"] { self.stage = stage } else { stage = source }
+        figures = structure.fields.compactMap { field in
+            guard field.name.hasSuffix("-ms"), case .double(let value) = field.value else { return nil }
+            return Figure(field.name, value)
+        }
+        if case .int(let count)? = structure["speculative-requests"] { speculativeRequests = count }
+        if case .bool(let used)? = structure["speculation-used"] { speculationUsed = used }
+    }
+}

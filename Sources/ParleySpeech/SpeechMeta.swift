@@ -127,13 +127,11 @@ extension SpeechMeta {
     /// to voice from when the VAD decided the speech had ended.
     public func ttsLatencyMessage(textArrivedAt: UInt64) -> Structure {
         let firstAudio = stamps[.firstAudioOut] ?? MonotonicClock.nanoseconds()
-        var fields: [(String, PropertyValue)] = [
-            ("segment-id", .uint64(segmentID)), ("stage", .string("tts")),
-            ("time-to-first-audio-ms", .double(Double(firstAudio - textArrivedAt) / 1e6)),
-        ]
+        var latency = LatencyMessage(segmentID: segmentID, stage: "tts",
+                                     figures: [.init("time-to-first-audio-ms", Double(firstAudio - textArrivedAt) / 1e6)])
         if let speechEnd = stamps[.speechEnd], firstAudio > speechEnd {
-            fields.append(("voice-to-voice-ms", .double(Double(firstAudio - speechEnd) / 1e6)))
+            latency[figure: "voice-to-voice-ms"] = Double(firstAudio - speechEnd) / 1e6
         }
-        return Structure("parley/latency", fields)
+        return latency.structure
     }
 }

@@ -139,8 +139,11 @@ struct BenchRunCommand: AsyncParsableCommand {
         var report = BenchReport(pipeline: file, corpus: corpus, paced: !noPace, warmup: min(warmup, manifest.entries.count),
                                  recordings: manifest.entries.count, runs: results)
         report.metadata = BenchMetadata.current()
+        let plot = BenchPlot.svg(results.flatMap(\.1))
+        if plot != nil { report.plot = "latency.svg" }
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            if let plot { try plot.write(toFile: "\(output)/latency.svg", atomically: true, encoding: .utf8) }
             try report.markdown.write(toFile: "\(output)/report.md", atomically: true, encoding: .utf8)
             try report.json.write(toFile: "\(output)/report.json", atomically: true, encoding: .utf8)
             try JSONLines.text(results.flatMap(\.1)).write(toFile: "\(output)/segments.jsonl", atomically: true, encoding: .utf8)
@@ -149,7 +152,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failed)
         }
         print(report.markdown)
-        printError("report: \(output)/report.md, \(output)/report.json, \(output)/segments.jsonl")
+        printError("report: \(output)/report.md, \(output)/report.json, \(output)/segments.jsonl" + (plot == nil ? "" : ", \(output)/latency.svg"))
         if interrupted {
             printError("interrupted: the report covers the \(results.reduce(0) { $0 + $1.0.recordings }) recordings that finished")
             throw ExitCode(ExitStatus.aborted)

@@ -42,7 +42,7 @@ struct BenchCorpusCommand: ParsableCommand {
             pauses, written as WAVs, each utterance's speech start and end recorded. \
             talk: the same, each prompt cut to its speech and 150–280 ms between them (no pause long enough \
             for a 500 ms silence rule: a speaker who goes on and on; --per-conversation 200 makes a 10-minute talk). \
-            thinking: conversations of the prompts that have a comma, each cut at its comma with 600–900 ms of silence \
+            thinking: conversations of the prompts that have a comma (and a Spanish reference), each cut at its comma with 600–900 ms of silence \
             (a speaker who stops to think mid-sentence; --unbroken: the same prompts, whole, to compare with). \
             Each writes DIR/manifest.jsonl; benchmarks/corpora/ has a script per corpus.
             """)
@@ -76,7 +76,8 @@ struct BenchCorpusCommand: ParsableCommand {
                 entries = try CorpusBuilder.conversations(of: Array(try prompts().prefix(limit ?? 48)),
                                                           perConversation: perConversation, folder: to, joining: .talk)
             case .thinking:
-                let withComma = try prompts().filter { ($0.text ?? "").contains(",") }
+                // With a Spanish reference too, so chrF compares the assembled translations with the unbroken ones.
+                let withComma = try prompts().filter { ($0.text ?? "").contains(",") && $0.translations?["es"] != nil }
                 entries = try CorpusBuilder.conversations(of: Array(withComma.prefix(limit ?? 48)), perConversation: perConversation,
                                                           folder: to, joining: unbroken ? .conversation : .thinking)
             }

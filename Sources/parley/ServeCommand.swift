@@ -26,7 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
             The key clients must send comes from the environment variable PARLEY_SERVE_API_KEY, \
             --api-key-file, or --api-key (which other users can read in ps: prefer the others). \
             Requests are bounded: --max-request-bytes, --max-audio-seconds of decoded audio at 4-192 kHz, \
-            temperature 0-1, a language the engine knows; a connection idle for --idle-timeout-s is closed.
+            temperature 0-1, a language the engine knows; a connection idle for --idle-timeout-s is closed; a body declared over the size limit is refused from its header (413), one that takes over --request-timeout-s to arrive gets a 408, and past --max-requests at once a 503.
             """)
 
     @Option(help: "Address to bind; beyond loopback, --api-key is required.") var host = "127.0.0.1"
@@ -35,6 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Read the key clients must send from this file (its first line).") var apiKeyFile: String?
     @Option(help: "Longest decoded audio a request may hold, in seconds.") var maxAudioSeconds = 1500.0
     @Option(help: "Close a connection that sends nothing for this many seconds.") var idleTimeoutS = 30
+    @Option(help: "Answer 408 to a request whose body takes longer than this many seconds to arrive (a byte now and then resets the idle timeout, not this).")
+    var requestTimeoutS = 120
+    @Option(help: "Requests handled at once; more are answered 503 with Retry-After.") var maxRequests = 64
     @Option(help: "Largest request accepted, in bytes.") var maxRequestBytes = 25 * 1024 * 1024
     @Option(help: "Added to every answer, in ms (benchmarks).") var delayMs = 0
     @Option(help: "Random extra delay up to this, in ms (benchmarks).") var jitterMs = 0
@@ -51,6 +54,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxAudioSeconds = maxAudioSeconds
         guard idleTimeoutS > 0 else { throw ValidationError("--idle-timeout-s must be above 0") }
         configuration.idleTimeoutSeconds = Int64(idleTimeoutS)
+        guard requestTimeoutS > 0 else { throw ValidationError("--request-timeout-s must be above 0") }
+        configuration.requestTimeoutSeconds = Int64(requestTimeoutS)
+        guard (1...10_000).contains(maxRequests) else { throw ValidationError("--max-requests takes 1 to 10000, got \(maxRequests)") }
+        configuration.maxConcurrentRequests = maxRequests
         configuration.maxRequestBytes = maxRequestBytes
         configuration.delayMs = delayMs
         configuration.jitterMs = jitterMs

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import ParleyCore
 import ParleyTestSupport
 import Testing
@@ -91,8 +94,15 @@ import Testing
         // False alarms say how many frames they are a share of: the recordings' own silences.
         let nonSpeech = try #require(quality["vadNonSpeechFrames"] as? Int)
         #expect(nonSpeech > 0)
-        #expect(try String(contentsOfFile: "\(output)/report.md", encoding: .utf8)
-            .contains("% of the \(nonSpeech) non-speech frames inside the recordings"))
+        let markdown = try String(contentsOfFile: "\(output)/report.md", encoding: .utf8)
+        #expect(markdown.contains("% of the \(nonSpeech) non-speech frames inside the recordings"))
+
+        // The plot: well-formed SVG, shown in report.md, a dot per value and a bar of three parts per timed segment.
+        let svg = try String(contentsOfFile: "\(output)/latency.svg", encoding: .utf8)
+        #expect(XMLParser(data: Data(svg.utf8)).parse(), "latency.svg is not well-formed XML")
+        #expect(markdown.contains("![Latency by stage and per segment](latency.svg)"))
+        #expect(svg.contains("voice-to-voice-ms (n=4)"), "\(svg.prefix(2000))")
+        #expect(svg.components(separatedBy: "<title>").count - 1 == 3 * 4, "eos, services and overhead for each of 4 segments")
     }
 
     /// Two committed reports (with and without speculation) side by side:

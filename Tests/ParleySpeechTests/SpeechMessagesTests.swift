@@ -46,6 +46,23 @@ import Testing
         try expectMatchesItsDoc(SpokenMessage(segmentID: 2, status: .failed, provider: "", audioSeconds: 1.5))
     }
 
+    /// parley/latency as every stage builds it and every reader reads it.
+    @Test func aLatencyMessageKeepsItsFiguresInOrderAndReadsBack() throws {
+        var latency = LatencyMessage(segmentID: 4, stage: "stt", figures: [.init("processing-ms", 120)])
+        latency[figure: "ttfs-ms"] = 80
+        latency[figure: "processing-ms"] = 125  // replaced in place
+        latency.speculativeRequests = 2
+        latency.speculationUsed = true
+        let structure = latency.structure
+        #expect(structure.name == "parley/latency")
+        #expect(structure.fields.map(\.name) == ["segment-id", "stage", "processing-ms", "ttfs-ms", "speculative-requests", "speculation-used"])
+        #expect(LatencyMessage(structure) == latency)
+        #expect(LatencyMessage(Structure("parley/transcript", structure.fields.map { ($0.name, $0.value) })) == nil)
+        // A stage that does not say which it is takes its source's name.
+        let unnamed = try #require(LatencyMessage(Structure("parley/latency", [("segment-id", .uint64(1)), ("x-ms", .double(3))]), source: "tts0"))
+        #expect(unnamed.stage == "tts0" && unnamed[figure: "x-ms"] == 3)
+    }
+
     @Test func speechOutputEventsAndAFailedEnd() throws {
         try expectMatchesItsDoc(SpeechOutputStart(segmentID: 4, start: 5_000))
         try expectMatchesItsDoc(SpeechOutputEnd(segmentID: 4, end: 9_000, failure: "HTTP 500"))

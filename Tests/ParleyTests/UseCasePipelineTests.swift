@@ -147,6 +147,15 @@ import Testing
         }
     }
 
+    /// `parley run pipelines/NAME.pipeline` with the microphone replaced by
+    /// `source`, the speakers by a WAV at `spoken`, its session at `session`.
+    func runLive(_ name: String, source: String, spoken: URL, session: URL) async throws -> TestSupport.Result {
+        try await TestSupport.run(TestSupport.parleyExecutable, [
+            "run", root.appendingPathComponent("pipelines/\(name).pipeline").path, "--quiet", "--set", "SOURCE=\(source)",
+            "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
+        ], environment: TestSupport.gstEnvironment(registry: scratch))
+    }
+
     /// A talk with no pause long enough for the 500 ms rule (8 prompts,
     /// 150-280 ms apart): interpret cuts it at breaths into several
     /// utterances, each transcribed, translated and spoken while the talk
@@ -158,11 +167,7 @@ import Testing
         #expect(built.status == 0, "\(built.stderr)")
         let talk = corpus.appendingPathComponent("talk-01.wav")
         let spoken = scratch.appendingPathComponent("interpreted.wav"), session = scratch.appendingPathComponent("lecture")
-        let result = try await TestSupport.run(TestSupport.parleyExecutable, [
-            "run", root.appendingPathComponent("pipelines/interpret.pipeline").path, "--quiet",
-            "--set", "SOURCE=filesrc location=\"\(talk.path)\" ! decodebin",
-            "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
-        ], environment: TestSupport.gstEnvironment(registry: scratch))
+        let result = try await runLive("interpret", source: "filesrc location=\"\(talk.path)\" ! decodebin", spoken: spoken, session: session)
         #expect(result.status == 0, "\(result.stderr)")
         let recorded = SessionFolder(url: session)
         // live-translate hears this talk as one utterance (cut only at max-segment-ms); interpret at its breaths.
@@ -179,11 +184,8 @@ import Testing
     @Test func liveTranslateSpeaksEachUtteranceWithTheMicrophoneAndSpeakersReplaced() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let spoken = scratch.appendingPathComponent("speakers.wav"), session = scratch.appendingPathComponent("live")
-        let result = try await TestSupport.run(TestSupport.parleyExecutable, [
-            "run", root.appendingPathComponent("pipelines/live-translate.pipeline").path, "--quiet",
-            "--set", "SOURCE=filesrc location=\"\(recording.path)\" ! wavparse",
-            "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
-        ], environment: TestSupport.gstEnvironment(registry: scratch))
+        let result = try await runLive("live-translate", source: "filesrc location=\"\(recording.path)\" ! wavparse",
+                                       spoken: spoken, session: session)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("transcript ") }.count == 3, "\(result.stdout)")

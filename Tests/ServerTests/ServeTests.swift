@@ -414,6 +414,63 @@ extension ServeTests {
         }.value
         #expect(count == 0, "the server kept a connection that sent nothing")
     }
+
+    /// A connected socket to `server`, reads bounded by `seconds`.
+    func openSocket(to server: ServeProcess, seconds: Int = 20) throws -> Int32 {
+        let port = try #require(UInt16(server.url.split(separator: ":").last ?? ""))
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return socket
+    }
+
+    /// MSG_NOSIGNAL: a server that closed the connection is an EPIPE here, not a SIGPIPE that ends the tests.
+    func transmit(_ text: String, on socket: Int32) {
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.send(socket, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// What the server answers, up to 4 KB (off the pool: the read blocks).
+    func answer(on socket: Int32) async -> String {
+        await Task.detached { () -> String in
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            let count = read(socket, &bytes, bytes.count)
+            return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : ""
+        }.value
+    }
+
+    /// A body declared far over the limit is refused from its header, at
+    /// once (not after the idle timeout); one sent a byte every half second
+    /// (each resetting the idle timeout) is cut off at the request timeout.
+    @Test func aHugeDeclaredBodyIsRefusedAtOnceAndASlowOneTimesOut() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx", "--idle-timeout-s", "5", "--request-timeout-s", "2"])
+        defer { server.stop() }
+        let huge = try openSocket(to: server)
+        defer { close(huge) }
+        transmit("POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 999999999999\r\n\r\n", on: huge)
+        let refused = await answer(on: huge)
+        #expect(refused.hasPrefix("HTTP/1.1 413"), "\(refused)")
+
+        let slow = try openSocket(to: server)
+        defer { close(slow) }
+        transmit("POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000\r\n\r\n", on: slow)
+        let dripping = Task.detached {
+            for _ in 0..<40 {
+                try await Task.sleep(for: .milliseconds(500))
+                _ = "-".utf8CString.withUnsafeBufferPointer { Glibc.send(slow, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+        defer { dripping.cancel() }
+        let cutOff = await answer(on: slow)
+        #expect(cutOff.hasPrefix("HTTP/1.1 408") && cutOff.contains("took longer than 2 s"), "\(cutOff)")
+    }
 }
 
 /// Reads the content of a chat completion event stream (for tests).

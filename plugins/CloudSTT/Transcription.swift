@@ -82,11 +82,10 @@ extension CloudSTTElement {
         guard started > 0 else { return output }
         var output = output
         output.messages = output.messages.map { message in
-            guard message.name == "parley/latency" else { return message }
-            var message = message
-            message["speculative-requests"] = .int(started)
-            message["speculation-used"] = .bool(used)
-            return message
+            guard var latency = LatencyMessage(message) else { return message }
+            latency.speculativeRequests = started
+            latency.speculationUsed = used
+            return latency.structure
         }
         for buffer in output.buffers {
             guard var meta = buffer.speechMeta else { continue }
@@ -175,18 +174,14 @@ extension CloudSTTElement {
         var messages = [TranscriptMessage(segmentID: segment.id, text: text, status: status, language: language,
                                           start: segment.start, duration: segment.duration, provider: provider).structure]
         if status == .final, let complete = meta.stamps[.resultComplete] {
-            var fields: [(String, PropertyValue)] = [("segment-id", .uint64(segment.id)), ("stage", .string("stt"))]
-            if let sent = meta.stamps[.requestSent] {
-                fields.append(("processing-ms", .double(Double(complete - sent) / 1e6)))
-            }
-            if let providerProcessingMs { fields.append(("provider-processing-ms", .double(providerProcessingMs))) }
+            var latency = LatencyMessage(segmentID: segment.id, stage: "stt")
+            if let sent = meta.stamps[.requestSent] { latency[figure: "processing-ms"] = Double(complete - sent) / 1e6 }
+            latency[figure: "provider-processing-ms"] = providerProcessingMs
             if let sent = meta.stamps[.requestSent], let firstByte = meta.stamps[.firstByte], firstByte >= sent {
-                fields.append(("first-byte-ms", .double(Double(firstByte - sent) / 1e6)))
+                latency[figure: "first-byte-ms"] = Double(firstByte - sent) / 1e6
             }
-            if let decided = segment.decidedAt, complete > decided {
-                fields.append(("ttfs-ms", .double(Double(complete - decided) / 1e6)))
-            }
-            messages.append(Structure("parley/latency", fields))
+            if let decided = segment.decidedAt, complete > decided { latency[figure: "ttfs-ms"] = Double(complete - decided) / 1e6 }
+            messages.append(latency.structure)
         }
         return StageOutput(buffers: [buffer], warning: warning.map { ElementMessageText($0) }, messages: messages)
     }

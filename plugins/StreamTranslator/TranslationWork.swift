@@ -247,17 +247,15 @@ extension StreamTranslatorElement {
         meta.provider = provider
         var messages = [translationMessage(segment, text: text, status: .final, source: source, sourceText: sourceText,
                                            settings: settings, provider: provider, meta: meta)]
-        var fields: [(String, PropertyValue)] = [("segment-id", .uint64(meta.segmentID)), ("stage", .string("translate"))]
+        var latency = LatencyMessage(segmentID: meta.segmentID, stage: "translate")
         if let timing {
-            fields.append(("time-to-final-ms", .double(Double(timing.completeAt - timing.sentAt) / 1e6)))
-            if let first = timing.firstTokenAt, first >= timing.sentAt {
-                fields.append(("ttft-ms", .double(Double(first - timing.sentAt) / 1e6)))
-            }
+            latency[figure: "time-to-final-ms"] = Double(timing.completeAt - timing.sentAt) / 1e6
+            if let first = timing.firstTokenAt, first >= timing.sentAt { latency[figure: "ttft-ms"] = Double(first - timing.sentAt) / 1e6 }
             if let speechEnd = meta.stamps[.speechEnd], timing.completeAt > speechEnd {
-                fields.append(("speech-end-to-translation-ms", .double(Double(timing.completeAt - speechEnd) / 1e6)))
+                latency[figure: "speech-end-to-translation-ms"] = Double(timing.completeAt - speechEnd) / 1e6
             }
         }
-        messages.append(Structure("parley/latency", fields))
+        messages.append(latency.structure)
         return FinalOutput(buffers: [outputBuffer(segment, text: text, status: .final, language: settings.targetLanguage, meta: meta)],
                            messages: messages, meta: meta)
     }

@@ -439,11 +439,10 @@ public final class VADSegmenterElement: Filter {
                     ("mean-probability", .double(Double(mean))),
                 ]))
                 // End-of-speech detection delay, in the audio's own time.
-                element.postElementMessage(Structure("parley/latency", [
-                    ("segment-id", .uint64(id)), ("stage", .string("vad")),
-                    ("eos-detection-ms", .double(Double(end > speechEnd ? end - speechEnd : 0) / 1e6
-                        + (Self.waitedForLookahead(mode: mode, reason: reason) ? Double(Self.lookaheadMs) : 0))),
-                ]))
+                element.postElementMessage(LatencyMessage(segmentID: id, stage: "vad", figures: [
+                    .init("eos-detection-ms", Double(end > speechEnd ? end - speechEnd : 0) / 1e6
+                          + (Self.waitedForLookahead(mode: mode, reason: reason) ? Double(Self.lookaheadMs) : 0)),
+                ]).structure)
             }
         }
         flushRun()

@@ -87,6 +87,8 @@ public struct BenchReport: Sendable, Codable {
 
     /// How the report was made (version, commit, host, date, command).
     public var metadata: BenchMetadata?
+    /// The latency plot beside the report (`latency.svg`, BenchPlot), shown in report.md.
+    public var plot: String?
     public var pipeline: String
     public var corpus: String
     public var paced: Bool
@@ -186,6 +188,7 @@ public struct BenchReport: Sendable, Codable {
             lines.append("| \(name) | \(d.n) | \(d.min.map { number($0) } ?? "–") | \(number(d.mean)) | \(d.standardDeviation.map { number($0) } ?? "–") | \(number(d.p50)) | "
                          + "\(tail(d.p90, 10)) | \(tail(d.p95, 20)) | \(tail(d.p99, 100)) | \(number(d.max)) |")
         }
+        if let plot { lines += ["", "![Latency by stage and per segment](\(plot))"] }
         lines += ["", "## Segments", ""]
         let statuses = segments.byStatus.isEmpty ? ["final"] : segments.byStatus.keys.sorted()
         lines.append("| produced | " + statuses.joined(separator: " | ") + " |")
