@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 /// Every element lives in its own folder under plugins/ and is its own target.
@@ -30,6 +30,10 @@ let package = Package(
         .executable(name: "parley-embed-example", targets: ["EmbedParley"]),
         .executable(name: "parley-custom-element-example", targets: ["CustomElement"]),
         .executable(name: "parley-bench", targets: ["ParleyBench"]),
+    ],
+    traits: [
+        .trait(name: "Tools", description: "The parley command and its OpenAI-compatible server (swift-argument-parser, Hummingbird and swift-nio). A package that only embeds Parley turns it off, traits: [], and resolves none of them."),
+        .default(enabledTraits: ["Tools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -75,11 +79,11 @@ let package = Package(
         .target(name: "Parley", dependencies: ["GstKit", "ParleySpeech", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine", "EspeakEngine", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine", "EspeakEngine", .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"]))],
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",
-            dependencies: ["Parley", "GstKit", "ParleyCore", "ParleyServer", "ParleyJobs", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Parley", "GstKit", "ParleyCore", "ParleyServer", "ParleyJobs", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "Sources/parley"),
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.

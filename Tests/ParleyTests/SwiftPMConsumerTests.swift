@@ -15,7 +15,7 @@ import Testing
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains(#".product(name: "Parley", package: "parley"),"#))
         #expect(readme.contains(#".product(name: "GstKit", package: "parley"),"#))
-        #expect(readme.contains(#".package(url: "\#(Release.homepage)", from: "\#(Release.version)"),"#))
+        #expect(readme.contains(#".package(url: "\#(Release.homepage)", from: "\#(Release.version)", traits: []),"#))
 
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(!manifest.contains("unsafeFlags"), "SwiftPM refuses unsafeFlags in a versioned dependency")
@@ -32,6 +32,11 @@ import Testing
         let build = try await TestSupport.run("/usr/bin/env", ["swift", "build", "-j", "1", "--package-path", consumer.path],
                                               environment: ProcessInfo.processInfo.environment)
         #expect(build.status == 0, "\(build.stdout.suffix(3000)) \(build.stderr.suffix(3000))")
+        // traits: [] leaves out what only the parley command needs: Parley is the one package resolved.
+        let pins = (try? String(contentsOf: consumer.appendingPathComponent("Package.resolved"), encoding: .utf8)) ?? ""
+        for package in ["hummingbird", "swift-nio", "swift-argument-parser"] {
+            #expect(!pins.contains("/\(package)"), "the consumer resolved \(package):\n\(pins)")
+        }
         let recording = try SpeechFixtures.threeUtterances(in: consumer)
         let run = try await TestSupport.run(consumer.appendingPathComponent(".build/debug/consumer").path, [recording.path])
         #expect(run.status == 0, "\(run.stderr)")
@@ -65,13 +70,13 @@ import Testing
 
     static func manifest(url: String, version: String) -> String {
         """
-        // swift-tools-version: 6.0
+        // swift-tools-version: 6.1
         import PackageDescription
 
         let package = Package(
             name: "consumer",
             platforms: [.macOS(.v15)],
-            dependencies: [.package(url: "\(url)", from: "\(version)")],
+            dependencies: [.package(url: "\(url)", from: "\(version)", traits: [])],
             targets: [
                 .executableTarget(name: "consumer", dependencies: [
                     .product(name: "Parley", package: "parley"),
