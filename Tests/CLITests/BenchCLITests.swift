@@ -75,6 +75,11 @@ import Testing
             #expect(services >= 900, "\(figures)")
             // What is left once the VAD decided and the services answered: the framework's, at most a few chunks.
             #expect(abs(overhead - (voice - eos - services)) < 0.01)
+            // The raw CLOCK_MONOTONIC instants behind voice to voice, for matching other logs by time.
+            let stamps = try #require(record["stamps"] as? [String: Any])
+            let spoken = try #require((stamps["reference-speech-end"] as? NSNumber)?.doubleValue)
+            let output = try #require((stamps["first-output"] as? NSNumber)?.doubleValue)
+            #expect(abs((output - spoken) / 1e6 - voice) < 0.01, "\(stamps) \(voice)")
             // The end of speech is measured to the VAD's decision: where it cut, plus its detector's 40 ms
             // lookahead, heard by then (vadbench's contract; the cut alone read 40 ms early).
             if record["reason"] as? String == "silence", let end = record["end"] as? Double, let referenceEnd = record["referenceEnd"] as? Double {

@@ -39,6 +39,21 @@ import Testing
         #expect(try Corpus(manifest: written).entries == fromJSON.entries)
     }
 
+    /// Pipecat's harness TSV: no header, a recording and its speech ends.
+    @Test func recordingsAndTheirSpeechEndsNeedNoConversion() throws {
+        let audio = try clip()
+        let corpus = try Corpus(manifest: try write("ends.tsv", "\(audio)\t1.2,2.9\n"))
+        #expect(corpus.entries == [CorpusEntry(id: "clip", audio: audio, speech: [SpeechSpan(start: 0, end: 1.2), SpeechSpan(start: 1.2, end: 2.9)])])
+        let falling = try write("falling.tsv", "\(audio)\t2.9,1.2\n")
+        do { _ = try Corpus(manifest: falling); Issue.record("falling ends were read") } catch {
+            #expect(error.description.contains("falling.tsv:1: the speech ends must rise"), "\(error)")
+        }
+        let ragged = try write("ragged.tsv", "\(audio)\t1.2\n\(audio)\n")
+        do { _ = try Corpus(manifest: ragged); Issue.record("a line without ends was read") } catch {
+            #expect(error.description.contains("ragged.tsv:2: write the recording, a tab and its speech ends"), "\(error)")
+        }
+    }
+
     @Test func errorsNameTheFileAndLine() throws {
         let audio = try clip()
         let cases: [(String, String, String)] = [

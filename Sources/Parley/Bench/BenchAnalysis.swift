@@ -28,6 +28,10 @@ public struct SegmentRecord: Sendable, Codable, Equatable {
     public var transcript: String?
     /// Final translations by language.
     public var translations: [String: String]?
+    /// CLOCK_MONOTONIC instants (ns) of a paced run, to match other logs by
+    /// time: `reference-speech-end` when the corpus's speech end was played,
+    /// `first-output` when the pipeline's sink saw the segment's first output.
+    public var stamps: [String: UInt64]?
 }
 
 /// How one measured recording scored in one run.
@@ -168,6 +172,7 @@ public struct BenchAnalysis {
     func record(_ segment: RunObservations.Segment, placement: BenchStream.Placement, entry: CorpusEntry,
                 reference: (index: Int, end: Double)?, _ observed: RunObservations) -> SegmentRecord {
         var figures: [String: Double] = [:]
+        var stamps: [String: UInt64] = [:]
         for (stage, values) in observed.latency[segment.id] ?? [:] {
             for (name, value) in values { figures["\(stage).\(name)"] = value }
         }
@@ -181,6 +186,8 @@ public struct BenchAnalysis {
             if observed.paced, let startedAt = observed.startedAt, let output = observed.outputs[segment.id] {
                 let spokenEnd = Double(startedAt) + reference.end * 1e9
                 let delay = (Double(output.at) - spokenEnd) / 1e6
+                stamps["reference-speech-end"] = UInt64(spokenEnd.rounded())
+                stamps["first-output"] = output.at
                 figures[output.kind == "audio" ? "voice-to-voice-ms" : "voice-to-text-ms"] = delay
                 if let services = Self.services(figures, stages: observed.stages) {
                     figures["services-ms"] = services
@@ -202,7 +209,7 @@ public struct BenchAnalysis {
                              end: segment.end - placement.offset, reason: segment.reason, status: status,
                              reference: reference?.index, referenceEnd: reference.map { $0.end - placement.offset },
                              figures: figures, transcript: transcript?.status == .final ? transcript?.text : nil,
-                             translations: translations.isEmpty ? nil : translations)
+                             translations: translations.isEmpty ? nil : translations, stamps: stamps.isEmpty ? nil : stamps)
     }
 
     /// The services' own time on the critical path from speech end to

@@ -25,6 +25,13 @@ import Foundation
 /// TSV: a header row naming the columns `audio`, `id`, `text`, `speech`
 /// (`start-end` pairs in seconds separated by `;`, e.g. `0.21-2.94;3.5-6`),
 /// `labels`, and one `translation:LANG` column per reference language.
+///
+/// Or, the simplest "recording + where speech ends" (Pipecat's
+/// stt-benchmark harness writes it so): no header, one recording a line,
+/// `talk.wav<TAB>2.94,6.0,9.75` — the seconds at which each utterance's
+/// speech ends. Starts are not known: each utterance is taken to start
+/// where the one before it ended (the first at 0), which is all the
+/// end-of-speech figures and voice to voice need.
 public struct CorpusEntry: Sendable, Equatable, Codable {
     public var id: String
     public var audio: String
@@ -170,6 +177,7 @@ public struct Corpus: Sendable {
             (number: $0.offset + 1, text: String($0.element).trimmingCharacters(in: CharacterSet(charactersIn: "\r")))
         }.filter { !$0.text.isEmpty && !$0.text.hasPrefix("#") }
         guard !lines.isEmpty else { return [] }
+        if let ends = try parseEndsTSV(lines, file: file) { return ends }
         let header = lines.removeFirst()
         let columns = header.text.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         let known = ["audio", "id", "text", "speech", "labels"]
@@ -210,6 +218,29 @@ public struct Corpus: Sendable {
             entries.append((line.number, entry))
         }
         return entries
+    }
+
+    /// `recording<TAB>end,end,…` lines with no header, or nil when the first
+    /// line is not one (then it is a header row).
+    static func parseEndsTSV(_ lines: [(number: Int, text: String)], file: String) throws(CorpusError) -> [(line: Int, entry: CorpusEntry)]? {
+        func ends(_ cell: Substring) -> [Double]? {
+            let values = cell.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard !values.isEmpty, values.allSatisfy({ $0 != nil }) else { return nil }
+            return values.compactMap { $0 }
+        }
+        guard let first = lines.first, case let cells = first.text.split(separator: "\t", omittingEmptySubsequences: false),
+              cells.count == 2, ends(cells[1]) != nil else { return nil }
+        return try lines.map { line throws(CorpusError) in
+            let cells = line.text.split(separator: "\t", omittingEmptySubsequences: false)
+            guard cells.count == 2, !cells[0].isEmpty, let times = ends(cells[1]) else {
+                throw CorpusError(file: file, line: line.number, "write the recording, a tab and its speech ends in seconds (talk.wav\t2.94,6.0)")
+            }
+            guard zip(times, times.dropFirst()).allSatisfy({ $0 < $1 }), times[0] > 0 else {
+                throw CorpusError(file: file, line: line.number, "the speech ends must rise and be above 0: \(cells[1])")
+            }
+            let spans = zip([0] + times.dropLast(), times).map { SpeechSpan(start: $0, end: $1) }
+            return (line.number, CorpusEntry(id: defaultID(String(cells[0])), audio: String(cells[0]), speech: spans))
+        }
     }
 
     /// JSONDecoder's errors, said shortly.
