@@ -30,6 +30,7 @@ let package = Package(
         .executable(name: "parley-embed-example", targets: ["EmbedParley"]),
         .executable(name: "parley-custom-element-example", targets: ["CustomElement"]),
         .executable(name: "parley-bench", targets: ["ParleyBench"]),
+        .executable(name: "parley-fuzz", targets: ["ParleyFuzz"]),
     ],
     traits: [
         .trait(name: "Tools", description: "The parley command and its OpenAI-compatible server (swift-argument-parser, Hummingbird and swift-nio). A package that only embeds Parley turns it off, traits: [], and resolves none of them."),
@@ -94,6 +95,8 @@ let package = Package(
             name: "ParleyBench",
             dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine"],
             path: "benchmarks/Harness"),
+        // A seeded mutation fuzzer for the parsers users and providers feed (scripts/fuzz).
+        .executableTarget(name: "ParleyFuzz", dependencies: ["Parley", "ParleyCore", "ParleyJobs"], path: "Tools/Fuzz"),
         // A real HTTP server for the faults real providers will not produce on demand.
         // Test helpers: a scripted HTTP server for faults, subprocess runners, speech fixtures.
         .target(name: "ParleyTestSupport", dependencies: ["ParleyCore"], path: "Tests/ParleyTestSupport"),

@@ -67,3 +67,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 }
+
+/// The mutation fuzzer runs from its corpus and replays an input (the full
+/// runs, 10^6 inputs a parser, are scripts/fuzz's; here only that it works).
+@Suite struct FuzzerTests {
+    let fuzzer = TestSupport.buildFolder.appendingPathComponent("parley-fuzz").path
+
+    @Test func everyTargetRunsItsSeedsAndMutantsWithoutACrash() async throws {
+        let corpus = TestSupport.packageRoot.appendingPathComponent("fuzz/corpus").path
+        for target in ["sse", "wav", "flac", "pipeline", "session-log", "job"] {
+            let run = try await TestSupport.run(fuzzer, [target, "--iterations", "2000", "--corpus", corpus])
+            #expect(run.status == 0 && run.stdout.contains("\(target): 2000 inputs from") && run.stdout.contains("no crash"),
+                    "\(target): \(run.stdout) \(run.stderr)")
+        }
+        let replay = try await TestSupport.run(fuzzer, ["wav", "--replay", "\(corpus)/wav/mulaw.wav"])
+        #expect(replay.status == 0 && replay.stdout.contains("ran without a crash"), "\(replay.stderr)")
+        let unknown = try await TestSupport.run(fuzzer, ["nope", "--corpus", corpus])
+        #expect(unknown.status == 2 && unknown.stderr.contains("targets: sse, wav"), "\(unknown.stderr)")
+    }
+}
