@@ -46,21 +46,8 @@ let targets: [Target] = [
     Target(name: "job") { data in _ = try? JSONDecoder().decode(JobSpec.self, from: data) },
 ]
 
-/// SplitMix64: small, fast, and the same everywhere.
-struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
-}
-
 /// One mutant of `input` (another seed may be spliced in).
-func mutate(_ input: [UInt8], seeds: [[UInt8]], random: inout Random) -> [UInt8] {
+func mutate(_ input: [UInt8], seeds: [[UInt8]], random: inout SplitMix) -> [UInt8] {
     var bytes = input
     let interesting: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF, 10, 13, 0x22, 0x5C, 0x7B, 0x7D, 0x3A, 0x2C, 0x24, 0x23]
     for _ in 0...random.below(4) {
@@ -127,7 +114,7 @@ for seedInput in seeds { target.run(Data(seedInput)) }
 
 // PARLEY_FUZZ_KEEP=1: each mutant written before it runs, so a crash leaves its input behind.
 let crashes = URL(fileURLWithPath: corpusRoot).deletingLastPathComponent().appendingPathComponent("crashes")
-var random = Random(state: seed)
+var random = SplitMix(seed: seed)
 let started = Date()
 for iteration in 0..<iterations {
     let mutant = mutate(seeds[random.below(seeds.count)], seeds: seeds, random: &random)

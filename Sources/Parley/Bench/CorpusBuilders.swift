@@ -293,11 +293,12 @@ public enum CorpusBuilder {
     }
 }
 
-/// SplitMix64: a small seeded generator, so a corpus is the same on every machine.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+/// SplitMix64: a small seeded generator, so a corpus (or a fuzzer's run) is
+/// the same on every machine.
+public struct SplitMix: Sendable {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -305,5 +306,7 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
     /// Uniform in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    /// Uniform in 0..<bound (0 for a bound of 1 or less).
+    public mutating func below(_ bound: Int) -> Int { bound <= 1 ? 0 : Int(next() % UInt64(bound)) }
 }
