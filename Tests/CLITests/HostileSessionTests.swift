@@ -75,7 +75,7 @@ import Testing
 
     @Test func everyTargetRunsItsSeedsAndMutantsWithoutACrash() async throws {
         let corpus = TestSupport.packageRoot.appendingPathComponent("fuzz/corpus").path
-        for target in ["sse", "wav", "flac", "pipeline", "session-log", "job"] {
+        for target in ["sse", "multipart", "wav", "flac", "pipeline", "session-log", "job"] {
             let run = try await TestSupport.run(fuzzer, [target, "--iterations", "2000", "--corpus", corpus])
             #expect(run.status == 0 && run.stdout.contains("\(target): 2000 inputs from") && run.stdout.contains("no crash"),
                     "\(target): \(run.stdout) \(run.stderr)")
@@ -83,6 +83,6 @@ import Testing
         let replay = try await TestSupport.run(fuzzer, ["wav", "--replay", "\(corpus)/wav/mulaw.wav"])
         #expect(replay.status == 0 && replay.stdout.contains("ran without a crash"), "\(replay.stderr)")
         let unknown = try await TestSupport.run(fuzzer, ["nope", "--corpus", corpus])
-        #expect(unknown.status == 2 && unknown.stderr.contains("targets: sse, wav"), "\(unknown.stderr)")
+        #expect(unknown.status == 2 && unknown.stderr.contains("targets: sse, multipart, wav"), "\(unknown.stderr)")
     }
 }

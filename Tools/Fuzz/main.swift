@@ -30,6 +30,12 @@ let targets: [Target] = [
         _ = parser.feed(data.prefix(cut))
         _ = parser.feed(data.dropFirst(cut))
     },
+    // A parley serve upload: the first line is the Content-Type header, the rest the body.
+    Target(name: "multipart") { data in
+        let newline = data.firstIndex(of: 10) ?? data.endIndex
+        let contentType = String(decoding: data[data.startIndex..<newline], as: UTF8.self)
+        _ = try? MultipartParser.parse(Data(data[newline...].dropFirst()), contentType: contentType)
+    },
     // An upload or a corpus recording: WAV's chunks and header.
     Target(name: "wav") { data in _ = try? WAVDecoder.decode(data) },
     // An upload in FLAC (libFLAC behind FLACCodec), bounded as parley serve bounds it.
