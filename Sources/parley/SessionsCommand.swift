@@ -141,12 +141,13 @@ struct SessionsCommand: AsyncParsableCommand {
             // Only files the recorder could have written: audio/NNNN.lang.wav inside the folder. A path
             // an edited log points elsewhere (../, an absolute one, a link out) is skipped, said once.
             let listed = records.flatMap(\.audio)
-            let inside = listed.filter { Self.isInside($0, session.url) }
-            if inside.count < listed.count {
-                printError("skipped \(counted(listed.count - inside.count, "audio path")) of the log that lead\(listed.count - inside.count == 1 ? "s" : "") outside the session folder")
+            let inside = Set(listed.filter { Self.isInside($0, session.url) })
+            let outside = listed.count - listed.filter(inside.contains).count
+            if outside > 0 {
+                printError("skipped \(counted(outside, "audio path")) of the log that lead\(outside == 1 ? "s" : "") outside the session folder")
             }
             let all = records.flatMap { record in
-                record.audio.filter { Self.isInside($0, session.url) }.sorted { Self.language(of: $0) < Self.language(of: $1) }
+                record.audio.filter(inside.contains).sorted { Self.language(of: $0) < Self.language(of: $1) }
             }
             let languages = Set(all.map(Self.language)).sorted()
             let chosen = language.isEmpty ? all : all.filter { Self.language(of: $0) == LanguageNames.primary(language) }

@@ -100,6 +100,12 @@ struct SentenceAssembly {
         return .hold(generation: generation)
     }
 
+    /// A flush: nothing held is wanted (the works waiting for it were cancelled).
+    mutating func reset() {
+        held = nil
+        releasing = nil
+    }
+
     /// EOS or an unjoinable text: what is held goes out now, and nothing
     /// later joins it.
     mutating func releaseHeld() {

@@ -326,7 +326,7 @@ public final class StreamTranslatorElement: ProviderElement {
         if case .start(let id, _)? = SpeechBoundary(event) { state.withLock { $0.assembly?.speechStarted(id) } }
         switch event.view {
         case .eos: state.withLock { $0.assembly?.releaseHeld() }
-        case .flushStop: state.withLock { state in state.assembly = state.assembly.map { SentenceAssembly(maxHoldMs: Int($0.maxHold / 1_000_000)) } }
+        case .flushStop: state.withLock { $0.assembly?.reset() }
         default: break
         }
         return []
