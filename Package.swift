@@ -84,7 +84,7 @@ let package = Package(
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",
-            dependencies: ["Parley", "GstKit", "ParleyCore", "ParleyServer", "ParleyJobs", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
+            dependencies: ["Parley", "GstKit", "ParleyCore", "ParleySpeech", "ParleyServer", "ParleyJobs", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))],
             path: "Sources/parley"),
         // The README's embedding example, built with everything else so it
         // always compiles; a test checks the README shows this very file.

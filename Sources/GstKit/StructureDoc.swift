@@ -48,6 +48,14 @@ public struct StructureDoc: Sendable {
     }
 
     public func field(named name: String) -> Field? { fields.first { $0.name == name } }
+
+    /// The same doc with one field's meaning said more exactly, by the
+    /// element that knows its own figures (vadsegmenter's lookahead).
+    public func describing(_ name: String, as meaning: String) -> StructureDoc {
+        var doc = self
+        if let index = doc.fields.firstIndex(where: { $0.name == name }) { doc.fields[index].meaning = meaning }
+        return doc
+    }
 }
 
 /// One kind of structure an element produces (a bus message or a custom

@@ -32,18 +32,30 @@ public struct SegmentEvent: Sendable, Equatable {
     public var segmentID: UInt64
     public var start: UInt64
     public var end: UInt64?
-    /// Where the speech itself ended (before the closing silence), ns; on `parley/vad` only.
+    /// Where the speech itself ended (before the closing silence), ns; nil when the segment opened.
     public var speechEnd: UInt64?
     public var reason: String?
     public var source: String
 
-    init?(_ structure: Structure, source: String) {
-        guard let id = structure["segment-id"]?.uint64 else { return nil }
-        segmentID = id
-        start = structure["start"]?.uint64 ?? 0
-        end = structure["end"]?.uint64
-        speechEnd = structure["speech-end"]?.uint64
-        reason = structure["reason"]?.string
+    init(_ message: VADSegmentMessage, source: String) {
+        segmentID = message.segmentID
+        start = message.start
+        end = message.end
+        speechEnd = message.speechEnd
+        reason = message.reason.rawValue
+        self.source = source
+    }
+
+    /// A speech-start or speech-end posted as a message (by an application's own element).
+    init?(_ boundary: SpeechBoundary, source: String) {
+        switch boundary {
+        case .start(let id, let pts):
+            (segmentID, start, end, speechEnd, reason) = (id, pts, nil, nil, nil)
+        case .end(let id, let start, let end, let speechEnd, let reason, _):
+            (segmentID, self.start, self.end, self.speechEnd, self.reason) = (id, start, end, speechEnd, reason.rawValue)
+        case .likelyEnd, .resumed:
+            return nil
+        }
         self.source = source
     }
 }
@@ -127,8 +139,10 @@ extension PipelineEvent {
     /// Types a `parley/...` element message; other messages stay generic.
     static func fromElementMessage(_ structure: Structure, source: String) -> PipelineEvent {
         switch structure.name {
-        case "parley/vad", "parley/speech-start", "parley/speech-end":
-            if let event = SegmentEvent(structure, source: source) { return .segment(event) }
+        case VADSegmentMessage.name:
+            if let message = VADSegmentMessage(structure) { return .segment(SegmentEvent(message, source: source)) }
+        case SpeechBoundary.startName, SpeechBoundary.endName:
+            if let boundary = SpeechBoundary(structure), let event = SegmentEvent(boundary, source: source) { return .segment(event) }
         case TranscriptMessage.name:
             if let message = TranscriptMessage(structure) { return .transcript(TextResult(message, source: source)) }
         case TranslationMessage.name:

@@ -4,6 +4,7 @@ import Foundation
 import Parley
 import enum ParleyCore.Session
 import func ParleyCore.counted
+import struct ParleySpeech.SessionMessage
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -100,10 +101,10 @@ struct RunCommand: AsyncParsableCommand {
                     status.printAbove("\(source): \(message)")
                 case .warning(let source, let message, _):
                     status.printAbove("warning: \(source): \(message)")
-                case .elementMessage(_, let structure) where structure.name == "parley/session":
-                    if structure["event"]?.string == "ended", let location = structure["location"]?.string {
-                        sessions.append(location)
-                        status.printAbove("session: \(counted(structure["segments"]?.int ?? 0, "segment")), \(structure["failures"]?.int ?? 0) failed, in \(location)")
+                case .elementMessage(_, let structure) where structure.name == SessionMessage.name:
+                    if let session = SessionMessage(structure), session.phase == .ended {
+                        sessions.append(session.location)
+                        status.printAbove("session: \(counted(session.segments, "segment")), \(session.failures) failed, in \(session.location)")
                     }
                 case .fallback(let move):
                     status.printAbove("fallback: \(move.source): segment \(move.segmentID): \(move.from) → \(move.to.isEmpty ? "none left" : move.to): \(move.reason)")

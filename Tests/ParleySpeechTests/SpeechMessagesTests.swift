@@ -71,7 +71,26 @@ import Testing
         #expect(spoken.structure["status"] == nil, "a spoken result's end carries no status")
     }
 
+    @Test func vadSessionRecordingAndSpeechMarkMessages() throws {
+        try expectMatchesItsDoc(VADSegmentMessage(segmentID: 2, start: 100, end: 900, speechEnd: 400, reason: .maxDuration,
+                                                  meanProbability: 0.8))
+        try expectMatchesItsDoc(VADLevelMessage(start: 0, duration: 50_000_000, probability: 0.9, levelDB: -20, peakDB: -3,
+                                                speaking: true))
+        try expectMatchesItsDoc(SessionMessage(phase: .ended, id: "2026-11-28-ab", location: "/tmp/s", segments: 3, failures: 1))
+        try expectMatchesItsDoc(RecordingMessage.started(startedAt: 12, duration: 3_000_000_000, paced: false), whenAll: false)
+        try expectMatchesItsDoc(RecordingMessage.ended(position: 3_000_000_000), whenAll: false)
+        try expectMatchesItsDoc(SpokenSentenceMessage(segmentID: 1, offset: 20, textPosition: 0))
+        try expectMatchesItsDoc(SpokenWordMessage(segmentID: 1, offset: 20, textPosition: 6, length: 5, word: "mundo"))
+        // Between them the recording's two forms build every field the doc lists.
+        let names = Set(RecordingMessage.started(startedAt: 1, duration: 2, paced: true).structure.fields.map(\.name))
+            .union(RecordingMessage.ended(position: 3).structure.fields.map(\.name))
+        #expect(names == Set(RecordingMessage.doc.fields.map(\.name)))
+    }
+
     @Test func aStructureWithoutItsRequiredFieldsIsNotRead() {
+        #expect(VADSegmentMessage(Structure(VADSegmentMessage.name, [("segment-id", .uint64(1)), ("reason", .string("boredom"))])) == nil)
+        #expect(SessionMessage(Structure(SessionMessage.name, [("event", .string("paused")), ("location", .string("/tmp"))])) == nil)
+        #expect(RecordingMessage(Structure(RecordingMessage.name, [("event", .string("started"))])) == nil)
         #expect(TranscriptMessage(Structure(TranscriptMessage.name, [("text", .string("no id"))])) == nil)
         #expect(TranscriptMessage(Structure(TranscriptMessage.name, [("segment-id", .uint64(1)), ("status", .string("perhaps"))])) == nil)
     }

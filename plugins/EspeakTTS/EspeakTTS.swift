@@ -216,10 +216,8 @@ public final class EspeakTTSElement: AsyncTransform {
     private static func markMessage(_ mark: SpeechMark, text: String, start: UInt64, segment: UInt64) -> Structure? {
         switch mark {
         case .sentence(let offsetMs, let position):
-            return Structure("parley/tts-sentence", [
-                ("segment-id", .uint64(segment)), ("offset", .uint64(start + UInt64(offsetMs) * Gst.millisecond)),
-                ("text-position", .int(max(0, position - 1))),
-            ])
+            return SpokenSentenceMessage(segmentID: segment, offset: start + UInt64(offsetMs) * Gst.millisecond,
+                                         textPosition: max(0, position - 1)).structure
         case .word(let offsetMs, let position, let length):
             let characters = Array(text)
             let from = max(0, min(characters.count, position - 1))
@@ -227,10 +225,8 @@ public final class EspeakTTSElement: AsyncTransform {
             // A mark outside this text names no word of it (seen once under the
             // whole suite, likely left by a synthesis cut short): not posted.
             guard !word.isEmpty else { return nil }
-            return Structure("parley/tts-word", [
-                ("segment-id", .uint64(segment)), ("offset", .uint64(start + UInt64(offsetMs) * Gst.millisecond)),
-                ("text-position", .int(position - 1)), ("length", .int(length)), ("word", .string(word)),
-            ])
+            return SpokenWordMessage(segmentID: segment, offset: start + UInt64(offsetMs) * Gst.millisecond,
+                                     textPosition: position - 1, length: length, word: word).structure
         }
     }
 

@@ -21,6 +21,7 @@
 import Foundation
 import GstKit
 import ParleyCore
+import ParleySpeech
 import Synchronization
 
 public final class RecordingSrcElement: Source {
@@ -196,15 +197,10 @@ public final class RecordingSrcElement: Source {
         }
         let (chunk, pace, startedAt, offset) = (next.chunk, next.pace, next.startedAt, next.offset)
         if next.first {
-            element.postElementMessage(Structure("parley/recording", [
-                ("event", .string("started")), ("started-at", .uint64(startedAt)),
-                ("duration", .uint64(Self.nanoseconds(next.total))), ("paced", .bool(pace)),
-            ]))
+            element.postElementMessage(RecordingMessage.started(startedAt: startedAt, duration: Self.nanoseconds(next.total), paced: pace).structure)
         }
         guard !chunk.isEmpty else {
-            element.postElementMessage(Structure("parley/recording", [
-                ("event", .string("ended")), ("position", .uint64(Self.nanoseconds(offset))),
-            ]))
+            element.postElementMessage(RecordingMessage.ended(position: Self.nanoseconds(offset)).structure)
             throw .eos
         }
         let end = offset + chunk.count

@@ -117,10 +117,7 @@ public final class SessionRecorderElement: MultiSink {
         }
         state.withLock { $0 = writer }
         opened.withLock { $0 = (folder.path, id) }
-        element.postElementMessage(Structure("parley/session", [
-            ("event", .string("started")), ("id", .string(id)), ("location", .string(folder.path)),
-            ("segments", .int(0)), ("failures", .int(0)),
-        ]))
+        element.postElementMessage(SessionMessage(phase: .started, id: id, location: folder.path).structure)
     }
 
     public func stop() {
@@ -181,9 +178,7 @@ public final class SessionRecorderElement: MultiSink {
     public func padRemoved(name: String) { pads.withLock { _ = $0.remove(name) } }
 
     func post(_ summary: SessionWriter.Summary) {
-        element.postElementMessage(Structure("parley/session", [
-            ("event", .string("ended")), ("id", .string(summary.id)), ("location", .string(summary.folder)),
-            ("segments", .int(summary.segments)), ("failures", .int(summary.failures)),
-        ]))
+        element.postElementMessage(SessionMessage(phase: .ended, id: summary.id, location: summary.folder,
+                                                  segments: summary.segments, failures: summary.failures).structure)
     }
 }

@@ -303,11 +303,9 @@ public final class VADSegmenterElement: Filter {
     }
 
     private func postLevel(_ reading: LevelReading) {
-        element.postElementMessage(Structure("parley/vad-level", [
-            ("start", .uint64(reading.start)), ("duration", .uint64(reading.duration)),
-            ("probability", .double(Double(reading.probability))), ("level-db", .double(reading.levelDB)),
-            ("peak-db", .double(reading.peakDB)), ("speaking", .bool(reading.speaking)),
-        ]))
+        element.postElementMessage(VADLevelMessage(start: reading.start, duration: reading.duration,
+                                                   probability: Double(reading.probability), levelDB: reading.levelDB,
+                                                   peakDB: reading.peakDB, speaking: reading.speaking).structure)
     }
 
     /// One frame with its probability, into the segmenter and the level meter.
@@ -433,11 +431,8 @@ public final class VADSegmenterElement: Filter {
                                                          reason: reason, decidedAt: decidedAt).event))
                 segmentsClosed.add(1, ordering: .relaxed)
                 Self.log.info("segment \(id) \(formatClockTime(start))-\(formatClockTime(end)) ends: \(reason.rawValue)", object: element)
-                element.postElementMessage(Structure("parley/vad", [
-                    ("segment-id", .uint64(id)), ("start", .uint64(start)), ("end", .uint64(end)),
-                    ("speech-end", .uint64(speechEnd)), ("reason", .string(reason.rawValue)),
-                    ("mean-probability", .double(Double(mean))),
-                ]))
+                element.postElementMessage(VADSegmentMessage(segmentID: id, start: start, end: end, speechEnd: speechEnd,
+                                                             reason: reason, meanProbability: Double(mean)).structure)
                 // End-of-speech detection delay, in the audio's own time.
                 element.postElementMessage(LatencyMessage(segmentID: id, stage: "vad", figures: [
                     .init("eos-detection-ms", Double(end > speechEnd ? end - speechEnd : 0) / 1e6

@@ -1,6 +1,7 @@
 import Foundation
 import GstKit
 import ParleyCore
+import ParleySpeech
 
 /// Runs a pipeline file on a benchmark stream and keeps what its bus says.
 ///
@@ -266,15 +267,15 @@ public final class BenchRunner: @unchecked Sendable {
             if let started = report.speculativeRequests { figures["speculative-requests"] = Double(started) }
             if let used = report.speculationUsed { figures["speculation-used"] = used ? 1 : 0 }
             observed.latency[report.segmentID, default: [:]][key, default: [:]].merge(figures) { $1 }
-        case .elementMessage(_, let structure) where structure.name == "parley/recording":
-            if structure["event"]?.string == "started" {
-                observed.startedAt = structure["started-at"]?.uint64
-                observed.paced = structure["paced"]?.bool ?? true
+        case .elementMessage(_, let structure) where structure.name == RecordingMessage.name:
+            if case .started(let startedAt, _, let paced)? = RecordingMessage(structure) {
+                observed.startedAt = startedAt
+                observed.paced = paced
             }
-        case .elementMessage(_, let structure) where structure.name == "parley/output":
-            guard let id = structure["segment-id"]?.uint64, let at = structure["at"]?.uint64 else { return }
-            if observed.outputs[id].map({ at < $0.at }) ?? true {
-                observed.outputs[id] = RunObservations.Output(at: at, kind: structure["kind"]?.string ?? "audio")
+        case .elementMessage(_, let structure) where structure.name == BenchOutputMessage.name:
+            guard let output = BenchOutputMessage(structure) else { return }
+            if observed.outputs[output.segmentID].map({ output.at < $0.at }) ?? true {
+                observed.outputs[output.segmentID] = RunObservations.Output(at: output.at, kind: output.kind.rawValue)
             }
         default:
             break

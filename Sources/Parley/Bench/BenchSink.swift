@@ -48,8 +48,40 @@ final class BenchSinkElement: Sink {
             return (state.seen.insert(meta.segmentID).inserted, state.isAudio)
         }
         guard first else { return }
-        element.postElementMessage(Structure("parley/output", [
-            ("segment-id", .uint64(meta.segmentID)), ("at", .uint64(at)), ("kind", .string(isAudio ? "audio" : "text")),
-        ]))
+        element.postElementMessage(BenchOutputMessage(segmentID: meta.segmentID, at: at, kind: isAudio ? .audio : .text).structure)
+    }
+}
+
+/// `parley/output` (the bench's sink): a segment's first output left the pipeline.
+struct BenchOutputMessage: StructureContract, Equatable {
+    enum Kind: String, Sendable {
+        case audio, text
+    }
+
+    var segmentID: UInt64
+    /// CLOCK_MONOTONIC ns.
+    var at: UInt64
+    var kind: Kind
+
+    static let doc = StructureDoc(.message, "parley/output", when: "per segment, when its first output reaches the sink", fields: [
+        SpeechDocs.segmentID,
+        .init("at", .uint64, "CLOCK_MONOTONIC instant it arrived (ns)"),
+        .init("kind", .string, "audio (a spoken answer's first buffer) or text (a final text result)"),
+    ])
+
+    var structure: Structure {
+        Structure(Self.name, [("segment-id", .uint64(segmentID)), ("at", .uint64(at)), ("kind", .string(kind.rawValue))])
+    }
+
+    init(segmentID: UInt64, at: UInt64, kind: Kind) {
+        self.segmentID = segmentID
+        self.at = at
+        self.kind = kind
+    }
+
+    init?(_ structure: Structure) {
+        guard structure.name == Self.name, case .uint64(let id)? = structure["segment-id"],
+              case .uint64(let at)? = structure["at"] else { return nil }
+        self.init(segmentID: id, at: at, kind: structure["kind"]?.string.flatMap(Kind.init(rawValue:)) ?? .audio)
     }
 }
