@@ -14,6 +14,9 @@ let providers: [String: [Target.Dependency]] = [
     "CloudTTS": [.target(name: "EspeakEngine")],
 ]
 
+/// What a test of elements in real pipelines uses.
+let pipelineTestDependencies: [Target.Dependency] = ["Parley", "GstKit", "ParleySpeech", "ParleyCore", "ParleyTestSupport", "PipelineTestSupport"]
+
 let package = Package(
     name: "parley",
     platforms: [.macOS(.v15)],
@@ -105,14 +108,24 @@ let package = Package(
         .testTarget(name: "ParleyJobsTests", dependencies: ["ParleyJobs", "ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyJobsTests"),
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
-        .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "ParleySpeech", "GstKit"], path: "Tests/CloudSTTTests"),
-        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine", "ParleySpeech", "ParleyCore"], path: "Tests/StreamTranslatorTests"),
-        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "GstKit", "ParleyCore"], path: "Tests/ParleySpeechTests"),
+        // Elements that exist only in tests (a numbered source, recording sinks), run in real pipelines.
+        .target(name: "PipelineTestSupport", dependencies: ["GstKit", "ParleySpeech", "ParleyCore"], path: "Tests/PipelineTestSupport"),
+        // One test target per element: its pure state machines, and the element in real pipelines.
+        .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "WhisperEngine"] + pipelineTestDependencies, path: "Tests/CloudSTTTests"),
+        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine"] + pipelineTestDependencies, path: "Tests/StreamTranslatorTests"),
+        .testTarget(name: "CloudTTSTests", dependencies: ["CloudTTS"] + pipelineTestDependencies, path: "Tests/CloudTTSTests"),
+        .testTarget(name: "EspeakTTSTests", dependencies: ["EspeakTTS", "EspeakEngine"] + pipelineTestDependencies, path: "Tests/EspeakTTSTests"),
+        .testTarget(name: "RecordingSrcTests", dependencies: ["RecordingSrc"] + pipelineTestDependencies, path: "Tests/RecordingSrcTests"),
+        .testTarget(name: "SessionRecorderTests", dependencies: ["SessionRecorder"] + pipelineTestDependencies, path: "Tests/SessionRecorderTests"),
+        .testTarget(name: "TranscriptSinkTests", dependencies: ["TranscriptSink"] + pipelineTestDependencies, path: "Tests/TranscriptSinkTests"),
         .testTarget(name: "LineSplitterTests", dependencies: ["LineSplitter"], path: "Tests/LineSplitterTests"),
-        .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter", "ParleyCore"], path: "Tests/VADSegmenterTests"),
+        .testTarget(name: "VADSegmenterTests", dependencies: ["VADSegmenter"] + pipelineTestDependencies, path: "Tests/VADSegmenterTests"),
+        // The speech layer: its contracts, meta, timeline, and the async stage in real pipelines.
+        .testTarget(name: "ParleySpeechTests", dependencies: pipelineTestDependencies, path: "Tests/ParleySpeechTests"),
+        // The embedding API and what spans elements: pipeline files, errors, docs, bench, plugin loading.
         .testTarget(
             name: "ParleyTests",
-            dependencies: ["Parley", "GstKit", "ParleySpeech", "ParleyCore", "EspeakEngine", "WhisperEngine", "ParleyTestSupport", "VADSegmenter"],
+            dependencies: ["EspeakEngine", "WhisperEngine", "VADSegmenter"] + pipelineTestDependencies,
             path: "Tests/ParleyTests"),
     ] + elementTargets.map {
         .target(name: $0, dependencies: ["GstKit", "ParleySpeech", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")

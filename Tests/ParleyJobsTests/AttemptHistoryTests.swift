@@ -105,25 +105,3 @@ import Testing
         }
     }
 }
-
-@Suite struct JobFormatTests {
-    @Test func aJobRoundTripsAndAnUnknownInputKindIsRefusedByName() throws {
-        let blob = BlobReference(name: "a.wav", size: 3, sha256: "00", sequences: [4])
-        let job = JobSpec(batch: "abc234", index: 7, pipelineName: "x.pipeline", pipeline: "fakesrc ! fakesink",
-                          variables: ["TARGETS": "es"], input: .file(blob), submitted: 5)
-        #expect(job.id == "abc234-0007")
-        let decoded: JobSpec? = JobBoard.decode(JobBoard.encode(job))
-        #expect(decoded == job)
-        let live = String(decoding: JobBoard.encode(job), as: UTF8.self)
-            .replacingOccurrences(of: #""kind":"file""#, with: #""kind":"srt""#)
-        let refused: JobSpec? = JobBoard.decode(Array(live.utf8))
-        #expect(refused == nil)
-        #expect(JobBoard.split("abc234-0007") == ("abc234", 7))
-    }
-
-    @Test func inputNamesAreMadeSafeForTheWorkFolder() {
-        #expect(Worker.safeName("../../etc/passwd") == "passwd")
-        #expect(Worker.safeName("my talk (1).wav") == "my_talk__1_.wav")
-        #expect(Worker.safeName(".hidden") == "input.hidden")
-    }
-}

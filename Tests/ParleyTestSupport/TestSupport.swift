@@ -186,3 +186,8 @@ extension Process {
     /// From a task: waits for the exit on a thread of its own (see DrainedPipe).
     public func waitUntilExit() async { await OffPool.run { self.waitUntilExit() } }
 }
+
+extension Array {
+    /// The element at `index`, or nil past the end: a test reads what a run produced without trapping on too little.
+    public subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

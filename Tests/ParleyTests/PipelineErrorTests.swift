@@ -1,6 +1,7 @@
 import Foundation
 import Parley
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// An input that cannot be read is an error about the data (a rerun reads

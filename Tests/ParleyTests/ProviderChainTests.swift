@@ -2,6 +2,7 @@ import Foundation
 import Parley
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// Fallback chains in cloudstt and streamtranslator: real recorded speech,

@@ -8,7 +8,7 @@ import VADSegmenter
 
 /// vadsegmenter in real pipelines, in-process through the Parley API, on
 /// real recorded speech.
-@Suite struct VADSegmenterTests {
+@Suite struct VADSegmenterPipelineTests {
     let scratch = TestSupport.temporaryFolder()
 
     func segments(_ description: String) async throws -> [SegmentEvent] {

@@ -3,6 +3,7 @@ import GstKit
 import Parley
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// The OrderedWorkQueue behind a real element in a real pipeline.

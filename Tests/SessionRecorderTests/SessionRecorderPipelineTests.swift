@@ -2,11 +2,12 @@ import Foundation
 import Parley
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// sessionrecorder in real pipelines: every segment recorded with its
 /// status, and what was written before a SIGKILL still readable.
-@Suite struct SessionRecorderTests {
+@Suite struct SessionRecorderPipelineTests {
     init() { Parley.register(testElements) }
 
     @Test func skippedAndFailedResultsAreRecordedWithTheirReasonNeverDropped() async throws {

@@ -1,6 +1,7 @@
 // Elements that exist only in the tests: a numbered source, an async stage
 // with random service times, and a sink that records what reaches it. They
-// are registered in-process and run in real GStreamer pipelines.
+// are registered in-process and run in real GStreamer pipelines. A target
+// of their own, so every element's test target can use them.
 import Foundation
 import GstKit
 import ParleyCore
@@ -8,35 +9,35 @@ import ParleySpeech
 import Synchronization
 
 /// What the test elements saw, by element name.
-final class TestRecords: Sendable {
-    static let shared = TestRecords()
-    struct Record: Sendable {
-        var produced = 0
-        var received: [UInt64] = []
-        var statuses: [SpeechStatus] = []
-        var maxGap = 0
+public final class TestRecords: Sendable {
+    public static let shared = TestRecords()
+    public struct Record: Sendable {
+        public var produced = 0
+        public var received: [UInt64] = []
+        public var statuses: [SpeechStatus] = []
+        public var maxGap = 0
     }
     private let records = Mutex<[String: Record]>([:])
-    func update(_ name: String, _ body: (inout Record) -> Void) {
+    public func update(_ name: String, _ body: (inout Record) -> Void) {
         records.withLock { body(&$0[name, default: Record()]) }
     }
-    func reset() { records.withLock { $0.removeAll() } }
+    public func reset() { records.withLock { $0.removeAll() } }
     /// Cancellations seen by work, by element name; never reset, so a test
     /// running beside another that resets the records still sees its own.
     private let cancellations = Mutex<[String: Int]>([:])
-    func cancelled(_ name: String) { cancellations.withLock { $0[name, default: 0] += 1 } }
-    func cancellationCount(_ name: String) -> Int { cancellations.withLock { $0[name] ?? 0 } }
-    func record(_ name: String) -> Record { records.withLock { $0[name] ?? Record() } }
+    public func cancelled(_ name: String) { cancellations.withLock { $0[name, default: 0] += 1 } }
+    public func cancellationCount(_ name: String) -> Int { cancellations.withLock { $0[name] ?? 0 } }
+    public func record(_ name: String) -> Record { records.withLock { $0[name] ?? Record() } }
     /// How many buffers sources have produced in total, for gap tracking.
-    func produced(_ name: String) -> Int { record(name).produced }
+    public func produced(_ name: String) -> Int { record(name).produced }
 }
 
-final class NumberSource: Source {
-    static let metadata = ElementMetadata(
+public final class NumberSource: Source {
+    public static let metadata = ElementMetadata(
         factoryName: "parleytestsrc", typeName: "ParleyTestNumberSource", longName: "Test number source",
         klass: "Source/Text", description: "Pushes count numbered text buffers")
-    static let pads = PadTemplates(src: "text/x-raw, format=(string)utf8")
-    static let properties = [
+    public static let pads = PadTemplates(src: "text/x-raw, format=(string)utf8")
+    public static let properties = [
         PropertySpec("count", nick: "Count", blurb: "Buffers to push", .int(default: 10, range: 0...1_000_000)),
         PropertySpec("prefix", nick: "Prefix", blurb: "Text before each buffer's number", .string(default: "")),
         PropertySpec("spacing-ms", nick: "Spacing", blurb: "PTS step between buffers", .int(default: 10, range: 0...100_000)),
@@ -52,10 +53,10 @@ final class NumberSource: Source {
     ]
 
     /// Gates the test has opened (`NumberSource.open`).
-    static let openGates = Mutex<Set<String>>([])
-    static func open(gate: String) { _ = openGates.withLock { $0.insert(gate) } }
+    public static let openGates = Mutex<Set<String>>([])
+    public static func open(gate: String) { _ = openGates.withLock { $0.insert(gate) } }
 
-    let element: ElementHandle
+    public let element: ElementHandle
     private let count = Atomic<Int>(10)
     private let next = Atomic<Int>(0)
     private let spacing = Atomic<Int>(10)
@@ -65,9 +66,9 @@ final class NumberSource: Source {
     private let gate = Mutex("")
     private let gateBefore = Atomic<Int>(0)
     private let failDebug = Mutex("")
-    init(element: ElementHandle) { self.element = element }
+    public init(element: ElementHandle) { self.element = element }
 
-    func property(named name: String) -> PropertyValue {
+    public func property(named name: String) -> PropertyValue {
         switch name {
         case "prefix": .string(prefix.withLock { $0 })
         case "spacing-ms": .int(spacing.load(ordering: .relaxed))
@@ -79,7 +80,7 @@ final class NumberSource: Source {
         default: .int(count.load(ordering: .relaxed))
         }
     }
-    func setProperty(named name: String, to value: PropertyValue) {
+    public func setProperty(named name: String, to value: PropertyValue) {
         switch name {
         case "prefix": prefix.withLock { $0 = value.string ?? "" }
         case "spacing-ms": spacing.store(value.int, ordering: .relaxed)
@@ -94,9 +95,9 @@ final class NumberSource: Source {
         default: count.store(value.int, ordering: .relaxed)
         }
     }
-    func start() throws(ElementMessageText) { next.store(0, ordering: .relaxed) }
+    public func start() throws(ElementMessageText) { next.store(0, ordering: .relaxed) }
 
-    func create() throws(FlowError) -> Buffer {
+    public func create() throws(FlowError) -> Buffer {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
         let failDebug = failDebug.withLock { $0 }
         if !failDebug.isEmpty {
@@ -122,48 +123,48 @@ final class NumberSource: Source {
     }
 }
 
-final class RandomDelayStage: AsyncTransform {
-    static let metadata = ElementMetadata(
+public final class RandomDelayStage: AsyncTransform {
+    public static let metadata = ElementMetadata(
         factoryName: "parleytestasync", typeName: "ParleyTestRandomDelayStage", longName: "Test async stage",
         klass: "Filter/Text", description: "Answers each buffer after a random service time, through AsyncStage")
-    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
-    static let properties = QueueProperties.specs(defaultMaxInFlight: 2) + [
+    public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", src: "text/x-raw, format=(string)utf8")
+    public static let properties = QueueProperties.specs(defaultMaxInFlight: 2) + [
         PropertySpec("max-service-us", nick: "Max service time", blurb: "Longest random service time",
                      .int(default: 1000, range: 0...10_000_000)),
     ]
 
-    struct Settings {
-        var configuration = QueueProperties.defaults(maxInFlight: 2)
-        var maxServiceMicros = 1000
+    public struct Settings {
+        public var configuration = QueueProperties.defaults(maxInFlight: 2)
+        public var maxServiceMicros = 1000
     }
 
-    let element: ElementHandle
+    public let element: ElementHandle
     private let settings = Mutex(Settings())
-    let stage: AsyncStage
-    static let log = DebugCategory("parleytestasync", description: "test async stage")
+    public let stage: AsyncStage
+    public static let log = DebugCategory("parleytestasync", description: "test async stage")
 
-    init(element: ElementHandle) {
+    public init(element: ElementHandle) {
         self.element = element
         stage = AsyncStage(element: element, log: Self.log, defaultLatencyMs: 0)
     }
 
-    func property(named name: String) -> PropertyValue {
+    public func property(named name: String) -> PropertyValue {
         if let figure = stage.statisticsProperty(name) { return figure }
         let current = settings.withLock { $0 }
         if let queue = QueueProperties.property(name, of: current.configuration) { return queue }
         return name == "max-service-us" ? .int(current.maxServiceMicros) : .int(0)
     }
 
-    var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.configuration } }
+    public var queueConfiguration: AsyncStage.Queue.Configuration { settings.withLock { $0.configuration } }
 
-    func setProperty(named name: String, to value: PropertyValue) {
+    public func setProperty(named name: String, to value: PropertyValue) {
         settings.withLock { settings in
             if QueueProperties.set(name, value, in: &settings.configuration) { return }
             if name == "max-service-us" { settings.maxServiceMicros = value.int }
         }
     }
 
-    func accept(_ buffer: Buffer) -> [StageWork] {
+    public func accept(_ buffer: Buffer) -> [StageWork] {
         let maxService = settings.withLock { $0.maxServiceMicros }
         let id = buffer.offset
         let text = buffer.text
@@ -195,24 +196,24 @@ final class RandomDelayStage: AsyncTransform {
     }
 }
 
-final class RecordingSink: Sink {
-    static let metadata = ElementMetadata(
+public final class RecordingSink: Sink {
+    public static let metadata = ElementMetadata(
         factoryName: "parleytestsink", typeName: "ParleyTestRecordingSink", longName: "Test recording sink",
         klass: "Sink/Text", description: "Records the offset and status of every buffer")
-    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
-    static let properties = [
+    public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
+    public static let properties = [
         PropertySpec("source", nick: "Source", blurb: "The parleytestsrc whose production the gap is measured against",
                      .string(default: "")),
     ]
 
-    let element: ElementHandle
+    public let element: ElementHandle
     private let source = Mutex("")
-    init(element: ElementHandle) { self.element = element }
+    public init(element: ElementHandle) { self.element = element }
 
-    func property(named name: String) -> PropertyValue { .string(source.withLock { $0 }) }
-    func setProperty(named name: String, to value: PropertyValue) { source.withLock { $0 = value.string ?? "" } }
+    public func property(named name: String) -> PropertyValue { .string(source.withLock { $0 }) }
+    public func setProperty(named name: String, to value: PropertyValue) { source.withLock { $0 = value.string ?? "" } }
 
-    func render(_ buffer: Buffer) throws(FlowError) {
+    public func render(_ buffer: Buffer) throws(FlowError) {
         let sourceName = source.withLock { $0 }
         let produced = sourceName.isEmpty ? 0 : TestRecords.shared.produced(sourceName)
         let status = buffer.speechMeta?.status ?? .final
@@ -225,57 +226,57 @@ final class RecordingSink: Sink {
 }
 
 /// Records the text, status and revision of every text buffer that reaches it.
-final class TextRecordingSink: Sink {
-    static let metadata = ElementMetadata(
+public final class TextRecordingSink: Sink {
+    public static let metadata = ElementMetadata(
         factoryName: "parleytesttextsink", typeName: "ParleyTestTextRecordingSink", longName: "Test text sink",
         klass: "Sink/Text", description: "Records the text, status and revision of every buffer")
-    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
+    public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8")
 
-    struct Entry: Sendable, Equatable {
-        var text: String
-        var status: SpeechStatus
-        var revision: UInt32
+    public struct Entry: Sendable, Equatable {
+        public var text: String
+        public var status: SpeechStatus
+        public var revision: UInt32
     }
-    static let recorded = Mutex<[String: [Entry]]>([:])
+    public static let recorded = Mutex<[String: [Entry]]>([:])
 
-    let element: ElementHandle
-    init(element: ElementHandle) { self.element = element }
+    public let element: ElementHandle
+    public init(element: ElementHandle) { self.element = element }
 
-    func render(_ buffer: Buffer) throws(FlowError) {
+    public func render(_ buffer: Buffer) throws(FlowError) {
         let meta = buffer.speechMeta
         let entry = Entry(text: buffer.text, status: meta?.status ?? .final, revision: meta?.revision ?? 0)
         Self.recorded.withLock { $0[element.name, default: []].append(entry) }
     }
 
-    static func take(_ name: String) -> [Entry] { recorded.withLock { $0.removeValue(forKey: name) ?? [] } }
+    public static func take(_ name: String) -> [Entry] { recorded.withLock { $0.removeValue(forKey: name) ?? [] } }
 }
 
 /// Records the timestamps and samples of the audio that reaches it.
-final class AudioRecordingSink: Sink {
-    static let metadata = ElementMetadata(
+public final class AudioRecordingSink: Sink {
+    public static let metadata = ElementMetadata(
         factoryName: "parleytestaudiosink", typeName: "ParleyTestAudioRecordingSink", longName: "Test audio sink",
         klass: "Sink/Audio", description: "Records the span and samples of every audio buffer")
-    static let pads = PadTemplates(sink: "audio/x-raw, format=(string)S16LE, channels=(int)1")
+    public static let pads = PadTemplates(sink: "audio/x-raw, format=(string)S16LE, channels=(int)1")
 
-    struct Span: Sendable, Equatable {
-        var pts: UInt64
-        var duration: UInt64
-        var segment: UInt64?
+    public struct Span: Sendable, Equatable {
+        public var pts: UInt64
+        public var duration: UInt64
+        public var segment: UInt64?
         /// The rate of the caps in force when the buffer arrived.
-        var rate = 0
-        var end: UInt64 { pts + duration }
+        public var rate = 0
+        public var end: UInt64 { pts + duration }
     }
-    static let recorded = Mutex<[String: (spans: [Span], samples: [Int16])]>([:])
+    public static let recorded = Mutex<[String: (spans: [Span], samples: [Int16])]>([:])
 
-    let element: ElementHandle
-    let rate = Mutex(0)
-    init(element: ElementHandle) { self.element = element }
+    public let element: ElementHandle
+    public let rate = Mutex(0)
+    public init(element: ElementHandle) { self.element = element }
 
-    func sinkEvent(_ event: Event) {
+    public func sinkEvent(_ event: Event) {
         if case .caps(let caps) = event.view, let format = AudioFormat(caps: caps) { rate.withLock { $0 = format.rate } }
     }
 
-    func render(_ buffer: Buffer) throws(FlowError) {
+    public func render(_ buffer: Buffer) throws(FlowError) {
         let span = Span(pts: buffer.pts, duration: buffer.duration, segment: buffer.speechMeta?.segmentID,
                         rate: rate.withLock { $0 })
         let samples = buffer.int16Samples
@@ -287,21 +288,21 @@ final class AudioRecordingSink: Sink {
         }
     }
 
-    static func take(_ name: String) -> (spans: [Span], samples: [Int16]) {
+    public static func take(_ name: String) -> (spans: [Span], samples: [Int16]) {
         recorded.withLock { $0.removeValue(forKey: name) ?? ([], []) }
     }
 }
 
 /// Request-pad fan-out: every buffer goes to every src_%u pad.
-final class TestFanOut: FanOut {
-    static let metadata = ElementMetadata(
+public final class TestFanOut: FanOut {
+    public static let metadata = ElementMetadata(
         factoryName: "parleytestfanout", typeName: "ParleyTestFanOut", longName: "Test fan-out",
         klass: "Generic", description: "Copies each buffer to every requested src pad")
-    static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", requestSrc: "text/x-raw, format=(string)utf8")
+    public static let pads = PadTemplates(sink: "text/x-raw, format=(string)utf8", requestSrc: "text/x-raw, format=(string)utf8")
 
-    let element: ElementHandle
-    init(element: ElementHandle) { self.element = element }
+    public let element: ElementHandle
+    public init(element: ElementHandle) { self.element = element }
 }
 
-let testElements: [any ElementImpl.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self,
-                                            AudioRecordingSink.self, TestFanOut.self, TextRecordingSink.self]
+public let testElements: [any ElementImpl.Type] = [NumberSource.self, RandomDelayStage.self, RecordingSink.self,
+                                                   AudioRecordingSink.self, TestFanOut.self, TextRecordingSink.self]

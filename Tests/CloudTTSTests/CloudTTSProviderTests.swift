@@ -3,6 +3,7 @@ import GstKit
 import Parley
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// cloudtts against servers speaking ElevenLabs' and Google's wire formats
@@ -193,8 +194,4 @@ extension CloudTTSProviderTests {
             #expect(AudioRecordingSink.take("ttsbytes").samples.isEmpty)
         }
     }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -2,6 +2,7 @@ import EspeakEngine
 import Foundation
 import Parley
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// espeaktts and espeaksrc making real audio with espeak-ng.
@@ -132,5 +133,5 @@ import Testing
         #expect(audio.spans.first?.pts == 0)
     }
 
-    // The round trip through cloudstt is CloudSTTTests.espeakSpeechRoundTripsThroughRecognition.
+    // The round trip through cloudstt is CloudSTTPipelineTests.espeakSpeechRoundTripsThroughRecognition.
 }

@@ -2,11 +2,12 @@ import Foundation
 import Parley
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// recordingsrc reads its WAV as it plays: what leaves is the recording at
 /// 16 kHz mono, in chunk-ms buffers on the recording's timeline.
-@Suite struct RecordingSrcTests {
+@Suite struct RecordingSrcPipelineTests {
     init() { Parley.register(testElements) }
     let scratch = TestSupport.temporaryFolder()
 

@@ -3,11 +3,12 @@ import GstKit
 import Parley
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// cloudtts in real pipelines: espeak-ng locally, `parley serve` for the
 /// OpenAI wire format, a scripted server for streams that arrive slowly or break.
-@Suite struct CloudTTSTests {
+@Suite struct CloudTTSPipelineTests {
     init() { Parley.register(testElements) }
 
     struct Run {

@@ -3,11 +3,12 @@ import Parley
 import GstKit
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// streamtranslator in real pipelines: apertium from Debian locally, and a
 /// server speaking the chat completions wire format for the faults.
-@Suite struct StreamTranslatorTests {
+@Suite struct StreamTranslatorPipelineTests {
     /// Each test's own disk cache, so no run sees another's translations.
     let cacheDir = TestSupport.temporaryFolder().path
 

@@ -2,11 +2,12 @@ import Foundation
 import Parley
 import ParleyCore
 import ParleyTestSupport
+import PipelineTestSupport
 import Testing
 
 /// cloudstt with the local provider (Whisper-base once prepared, as scripts/test
 /// does; pocketsphinx where named) on real recorded speech.
-@Suite struct CloudSTTTests {
+@Suite struct CloudSTTPipelineTests {
     init() { Parley.register(testElements) }
     let scratch = TestSupport.temporaryFolder()
 
