@@ -23,38 +23,11 @@ public enum SpeechDocs {
         Field("voice-to-voice-ms", .double, "From the VAD's decision to the first audio", onlyWhen: "a VAD cut the speech upstream"),
     ])
 
-
-    public static let speechStart = StructureDoc(.downstreamEvent, SpeechBoundary.startName,
-                                                 when: "before an utterance's first buffer (serialized)", fields: [
-        segmentID,
-        Field("start", .uint64, "Stream time of the utterance's first sample (ns)"),
-    ])
-
-    public static let speechLikelyEnd = StructureDoc(.downstreamEvent, SpeechBoundary.likelyEndName,
-                                                     when: "after likely-end-ms of silence in a segment, before silence-duration-ms confirms its end (serialized; at most once a pause)", fields: [
-        segmentID,
-        Field("position", .uint64, "Stream time up to which the segment's audio has been sent (ns)"),
-        Field("speech-end", .uint64, "Stream time where the last speech frame ended (ns)"),
-        Field("decided-at", .uint64, "CLOCK_MONOTONIC instant the VAD found the end likely (ns)"),
-    ])
-
-    public static let speechResumed = StructureDoc(.downstreamEvent, SpeechBoundary.resumedName,
-                                                   when: "when speech goes on after a likely end, withdrawing it (serialized)", fields: [
-        segmentID,
-        Field("at", .uint64, "Stream time of the speech that withdrew it (ns)"),
-    ])
-
-    public static let speechEnd = StructureDoc(.downstreamEvent, SpeechBoundary.endName,
-                                               when: "after an utterance's last buffer (serialized)", fields: [
-        segmentID,
-        Field("start", .uint64, "Stream time of the utterance's first sample (ns)"),
-        Field("end", .uint64, "Stream time where the segment was cut (ns)"),
-        Field("speech-end", .uint64, "Stream time where the last speech frame ended (ns)"),
-        Field("reason", .string, "Why it ended: silence, max-duration, ptt-release, eos, mode-change"),
-        Field("decided-at", .uint64, "CLOCK_MONOTONIC instant the VAD decided (ns): the start of voice-to-voice"),
-    ])
-
-
+    /// The speech boundary events, documented beside their type (SpeechBoundary).
+    public static let speechStart = SpeechBoundary.startDoc
+    public static let speechLikelyEnd = SpeechBoundary.likelyEndDoc
+    public static let speechResumed = SpeechBoundary.resumedDoc
+    public static let speechEnd = SpeechBoundary.endDoc
 
     /// ParleySpeechMeta: a custom meta (gst_buffer_get_custom_meta(buffer, "ParleySpeechMeta")), whose structure holds these fields.
     public static let meta = StructureDoc(.meta, "ParleySpeechMeta", when: "on every buffer after the VAD", fields: [

@@ -80,3 +80,36 @@ public enum SpeechBoundary: Sendable, Equatable {
         }
     }
 }
+
+extension SpeechBoundary {
+    // The fields of each event, as parley inspect and docs/reference.md show them.
+    public static let startDoc = StructureDoc(.downstreamEvent, startName,
+                                              when: "before an utterance's first buffer (serialized)", fields: [
+        SpeechDocs.segmentID,
+        StructureDoc.Field("start", .uint64, "Stream time of the utterance's first sample (ns)"),
+    ])
+
+    public static let likelyEndDoc = StructureDoc(.downstreamEvent, likelyEndName,
+                                                  when: "after likely-end-ms of silence in a segment, before silence-duration-ms confirms its end (serialized; at most once a pause)", fields: [
+        SpeechDocs.segmentID,
+        StructureDoc.Field("position", .uint64, "Stream time up to which the segment's audio has been sent (ns)"),
+        StructureDoc.Field("speech-end", .uint64, "Stream time where the last speech frame ended (ns)"),
+        StructureDoc.Field("decided-at", .uint64, "CLOCK_MONOTONIC instant the VAD found the end likely (ns)"),
+    ])
+
+    public static let resumedDoc = StructureDoc(.downstreamEvent, resumedName,
+                                                when: "when speech goes on after a likely end, withdrawing it (serialized)", fields: [
+        SpeechDocs.segmentID,
+        StructureDoc.Field("at", .uint64, "Stream time of the speech that withdrew it (ns)"),
+    ])
+
+    public static let endDoc = StructureDoc(.downstreamEvent, endName,
+                                            when: "after an utterance's last buffer (serialized)", fields: [
+        SpeechDocs.segmentID,
+        StructureDoc.Field("start", .uint64, "Stream time of the utterance's first sample (ns)"),
+        StructureDoc.Field("end", .uint64, "Stream time where the segment was cut (ns)"),
+        StructureDoc.Field("speech-end", .uint64, "Stream time where the last speech frame ended (ns)"),
+        StructureDoc.Field("reason", .string, "Why it ended: \(SegmentEndReason.allCases.map(\.rawValue).joined(separator: ", "))"),
+        StructureDoc.Field("decided-at", .uint64, "CLOCK_MONOTONIC instant the VAD decided (ns): the start of voice-to-voice"),
+    ])
+}

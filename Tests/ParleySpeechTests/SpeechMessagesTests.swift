@@ -87,6 +87,25 @@ import Testing
         #expect(names == Set(RecordingMessage.doc.fields.map(\.name)))
     }
 
+    /// The speech boundary events build exactly the fields their docs list, and read back.
+    @Test func speechBoundaryEventsMatchTheirDocs() throws {
+        let cases: [(SpeechBoundary, StructureDoc)] = [
+            (.start(segmentID: 1, pts: 10), SpeechBoundary.startDoc),
+            (.likelyEnd(segmentID: 1, position: 20, speechEnd: 15, decidedAt: 99), SpeechBoundary.likelyEndDoc),
+            (.resumed(segmentID: 1, at: 25), SpeechBoundary.resumedDoc),
+            (.end(segmentID: 1, start: 10, end: 40, speechEnd: 30, reason: .pttRelease, decidedAt: 100), SpeechBoundary.endDoc),
+        ]
+        for (boundary, doc) in cases {
+            let structure = boundary.structure
+            #expect(structure.name == doc.name)
+            #expect(structure.fields.map(\.name) == doc.fields.map(\.name), "\(doc.name)")
+            for field in structure.fields {
+                #expect(doc.field(named: field.name)?.type == Self.type(of: field.value), "\(doc.name).\(field.name)")
+            }
+            #expect(SpeechBoundary(structure) == boundary)
+        }
+    }
+
     @Test func aStructureWithoutItsRequiredFieldsIsNotRead() {
         #expect(VADSegmentMessage(Structure(VADSegmentMessage.name, [("segment-id", .uint64(1)), ("reason", .string("boredom"))])) == nil)
         #expect(SessionMessage(Structure(SessionMessage.name, [("event", .string("paused")), ("location", .string("/tmp"))])) == nil)
