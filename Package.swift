@@ -10,7 +10,7 @@ let providers: [String: [Target.Dependency]] = [
     "EspeakTTS": [.target(name: "EspeakEngine"), .target(name: "EspeakProperties")],
     "EspeakSrc": [.target(name: "EspeakEngine"), .target(name: "EspeakProperties")],
     "CloudSTT": [.target(name: "PocketSphinxEngine"), .target(name: "WhisperEngine")],
-    "StreamTranslator": [.target(name: "ApertiumEngine")],
+    "StreamTranslator": [.target(name: "ApertiumEngine"), .target(name: "AssistantEngine")],
     "CloudTTS": [.target(name: "EspeakEngine")],
 ]
 
@@ -77,13 +77,15 @@ let package = Package(
         .target(name: "EspeakProperties", dependencies: ["EspeakEngine", "GstKit"], path: "plugins/EspeakProperties"),
         // Apertium (Debian) as long-lived null-flush processes, one per language pair (a route through a third language: two).
         .target(name: "ApertiumEngine", dependencies: ["ParleyCore"], path: "plugins/ApertiumEngine"),
+        // The offline answerer (time, date, sums, what was said): streamtranslator mode=assistant and parley serve's chat.
+        .target(name: "AssistantEngine", dependencies: ["ParleyCore"], path: "plugins/AssistantEngine"),
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
         .target(name: "WhisperEngine", dependencies: ["ParleyCore"], path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),
         .target(name: "Parley", dependencies: ["GstKit", "ParleySpeech", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",
-            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine", "EspeakEngine", .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"]))],
+            dependencies: ["ParleyCore", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine", "AssistantEngine", "EspeakEngine", .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"]))],
             path: "Sources/ParleyServer"),
         .executableTarget(
             name: "parley",
@@ -104,7 +106,7 @@ let package = Package(
         // Test helpers: a scripted HTTP server for faults, subprocess runners, speech fixtures.
         .target(name: "ParleyTestSupport", dependencies: ["ParleyCore"], path: "Tests/ParleyTestSupport"),
         .testTarget(name: "CLITests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/CLITests"),
-        .testTarget(name: "ServerTests", dependencies: ["Parley", "ParleyCore", "ParleyTestSupport"], path: "Tests/ServerTests"),
+        .testTarget(name: "ServerTests", dependencies: ["Parley", "ParleyCore", "ParleyServer", "ParleyTestSupport"], path: "Tests/ServerTests"),
         .testTarget(name: "ParleyJobsTests", dependencies: ["ParleyJobs", "ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyJobsTests"),
         .testTarget(name: "GstKitTests", dependencies: ["GstKit"], path: "Tests/GstKitTests"),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTestSupport"], path: "Tests/ParleyCoreTests"),
@@ -112,7 +114,7 @@ let package = Package(
         .target(name: "PipelineTestSupport", dependencies: ["GstKit", "ParleySpeech", "ParleyCore"], path: "Tests/PipelineTestSupport"),
         // One test target per element: its pure state machines, and the element in real pipelines.
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "WhisperEngine"] + pipelineTestDependencies, path: "Tests/CloudSTTTests"),
-        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine"] + pipelineTestDependencies, path: "Tests/StreamTranslatorTests"),
+        .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine", "AssistantEngine"] + pipelineTestDependencies, path: "Tests/StreamTranslatorTests"),
         .testTarget(name: "CloudTTSTests", dependencies: ["CloudTTS"] + pipelineTestDependencies, path: "Tests/CloudTTSTests"),
         .testTarget(name: "EspeakTTSTests", dependencies: ["EspeakTTS", "EspeakEngine"] + pipelineTestDependencies, path: "Tests/EspeakTTSTests"),
         .testTarget(name: "RecordingSrcTests", dependencies: ["RecordingSrc"] + pipelineTestDependencies, path: "Tests/RecordingSrcTests"),

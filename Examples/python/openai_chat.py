@@ -5,7 +5,8 @@
     .build/openai-venv/bin/python Examples/python/openai_chat.py http://127.0.0.1:8080/v1
 
 Prints the streamed translation, the number of content chunks and the usage
-total, then a non-streamed answer.
+total, then a whole (non-streamed) translation and an answer: with no prompt
+asking for a translation, parley serve answers with its offline assistant.
 """
 import sys
 
@@ -29,5 +30,13 @@ for chunk in stream:
         usage = chunk.usage
 print("stream:", "".join(pieces))
 print("chunks:", len(pieces), "usage:", usage.total_tokens if usage else None)
-whole = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Good morning."}])
+whole = client.chat.completions.create(model="gpt-4o-mini", messages=[
+    {"role": "system", "content": "Translate into Spanish."},
+    {"role": "user", "content": "Good morning."},
+])
 print("whole:", whole.choices[0].message.content)
+answer = client.chat.completions.create(model="gpt-4o-mini", messages=[
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "What is 12 times 7?"},
+])
+print("answer:", answer.choices[0].message.content, "model:", answer.model)

@@ -34,6 +34,17 @@ public enum PipelineError: Error, Sendable, CustomStringConvertible, Equatable {
         default: nil
         }
     }
+
+    /// `debug` as a user reads it: what the element said, without the call
+    /// site GStreamer puts first (`ElementImpl.swift(185): lifeCycle(...) ():
+    /// /GstPipeline:pipeline0/...:`); nil when that is all there is.
+    public var details: String? {
+        guard let debug else { return nil }
+        let said = debug.split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { $0.contains(" (): ") && $0.hasSuffix(":") }
+            .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        return said.isEmpty ? nil : said
+    }
 }
 
 /// A GStreamer pipeline running in this process, with its bus turned into

@@ -86,10 +86,20 @@ public enum UploadDecoding: Sendable {
 public enum ServerError: Error, CustomStringConvertible {
     case keyRequired(String)
     case engine(String)
+    /// The address could not be bound: in use by another program, or not this user's to take.
+    case cannotListen(host: String, port: Int, errno: Int32)
     public var description: String {
         switch self {
         case .keyRequired(let host): "binding to \(host) exposes the server beyond this machine: set --api-key"
         case .engine(let why): why
+        case .cannotListen(let host, let port, EADDRINUSE):
+            "port \(port) on \(host) is already in use by another program: stop it, or pick another port with --port"
+        case .cannotListen(let host, let port, EACCES):
+            "port \(port) on \(host) needs privileges this user does not have: pick a port above 1023 with --port"
+        case .cannotListen(let host, let port, EADDRNOTAVAIL):
+            "\(host) is not an address of this machine, so port \(port) cannot be listened on there: pick one with --host"
+        case .cannotListen(let host, let port, let code):
+            "cannot listen on \(host) port \(port): \(String(cString: strerror(code)))"
         }
     }
 }
@@ -146,7 +156,11 @@ public enum TranscriptionServer {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "parley"),
             onServerRunning: { channel in onEvent(.listening(port: channel.localAddress?.port ?? configuration.port)) })
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
+            throw ServerError.cannotListen(host: configuration.host, port: configuration.port, errno: error.errnoCode)
+        }
     }
 
     /// The engine, loaded before the server listens: a model that cannot
@@ -204,7 +218,7 @@ struct TranscriptionHandler: Sendable {
     /// The names chat completions and speech are usually asked for: both
     /// take any name (apertium and espeak-ng answer every one), so these are
     /// what an OpenAI client lists, not a limit.
-    static let chatModelNames = ["gpt-4o-mini", "gpt-4o", "apertium"]
+    static let chatModelNames = ["gpt-4o-mini", "gpt-4o", "apertium", ChatCompletionsHandler.assistantModel]
     static let speechModelNames = ["tts-1", "tts-1-hd", "gpt-4o-mini-tts", "espeak-ng"]
 
     /// GET /v1/models: every model the routes answer for, speech to text first.

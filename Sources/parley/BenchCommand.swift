@@ -87,8 +87,8 @@ struct BenchRunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let file = PipelineFolders.resolve(self.file)
         let overrides = try parseAssignments(assignments)
+        let file = try PipelineFolders.resolveExisting(self.file)
         guard let (parsed, _) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
         // The corpus as one stream, in a folder of this run's own.
         let work: URL

@@ -28,7 +28,7 @@ struct ParleyCommand: AsyncParsableCommand {
             command = try parseAsRoot()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                printError(fullMessage(for: error))
+                printError(lowercasePrefix(fullMessage(for: error)))
                 Foundation.exit(ExitStatus.invalidInput)
             }
             exit(withError: error)
@@ -44,8 +44,19 @@ struct ParleyCommand: AsyncParsableCommand {
                 printError("error: \(message(for: error))")
                 Foundation.exit(ExitStatus.invalidInput)
             }
+            // An error no command turned into its own sentence still reads
+            // `error: …` (ArgumentParser would write `Error: …`).
+            if !(error is ExitCode), exitCode(for: error) == .failure {
+                printError("error: \(message(for: error))")
+                Foundation.exit(ExitStatus.failed)
+            }
             exit(withError: error)
         }
+    }
+
+    /// ArgumentParser's usage message with the prefix every other error has: `error:`, not `Error:`.
+    static func lowercasePrefix(_ message: String) -> String {
+        message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
     }
 }
 

@@ -1,4 +1,6 @@
+import ArgumentParser
 import Foundation
+import ParleyCore
 
 /// Where `parley list` and `parley run NAME` look for pipeline files, in
 /// order: `--dir`; `./pipelines`; the installed copy next to the executable
@@ -47,6 +49,26 @@ enum PipelineFolders {
             if FileManager.default.fileExists(atPath: path) { return path }
         }
         return name
+    }
+
+    /// `resolve(name)` when that is a file; otherwise a sentence that says
+    /// where it looked and names the nearest pipeline, and exit status 2.
+    static func resolveExisting(_ name: String) throws -> String {
+        let path = resolve(name)
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let named = URL(fileURLWithPath: name)
+        var folders = name.contains("/") ? [named.deletingLastPathComponent()] : candidates(explicit: nil).filter(isFolder)
+        var seen = Set<String>()
+        folders = folders.filter { seen.insert($0.standardizedFileURL.path).inserted }
+        let known = folders.flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                .filter { $0.hasSuffix(".pipeline") }.map { String($0.dropLast(".pipeline".count)) }
+        }
+        let stem = named.lastPathComponent.hasSuffix(".pipeline") ? String(named.lastPathComponent.dropLast(".pipeline".count)) : named.lastPathComponent
+        let hint = Suggestions.closest(to: stem, in: Array(Set(known)).sorted()).map { "; did you mean \($0)?" } ?? ""
+        let looked = name.contains("/") ? "no such file" : "not a file here, nor \(stem).pipeline in \(folders.map(\.path).joined(separator: ", "))"
+        printError("error: \(SafeText.oneLine(name)): \(looked)\(hint) (parley list shows the pipelines)")
+        throw ExitCode(ExitStatus.invalidInput)
     }
 
     private static func isFolder(_ url: URL) -> Bool {

@@ -131,7 +131,7 @@ struct PipelineJobRunner: JobRunner {
                 }
             } catch {
                 var reason = "\(error)"
-                if let debug = error.debug { reason += " (\(debug))" }
+                if let details = error.details { reason += " (\(details))" }
                 // An input that cannot be read: no other attempt, here or on another worker, reads it better.
                 if case .unreadableData = error { throw FinalJobFailure(reason) }
                 throw Failure(description: reason)

@@ -25,8 +25,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Push-to-talk from the keyboard: \(PushToTalk.help).") var ptt = false
 
     func run() async throws {
-        let file = PipelineFolders.resolve(self.file)
         let overrides = try parseAssignments(assignments)
+        let file = try PipelineFolders.resolveExisting(self.file)
         guard let (parsed, launch) = loadValidated(file, overrides: overrides) else { throw ExitCode(ExitStatus.invalidInput) }
         let pipeline: Pipeline
         do {
@@ -116,7 +116,7 @@ struct RunCommand: AsyncParsableCommand {
             status.finish()
             if interrupts.received > 1 { throw ExitCode(ExitStatus.aborted) }
             printError("error: \(error)")
-            if let debug = error.debug { printError("  details: \(debug)") }
+            if let details = error.details { printError("  details: \(details)") }
             throw ExitCode(ExitStatus.failed)
         }
         status.finish()

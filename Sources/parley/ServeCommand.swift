@@ -15,8 +15,10 @@ struct ServeCommand: AsyncParsableCommand {
             response_format json | text | verbose_json | srt | vtt, timestamp_granularities[] segment | word \
             with verbose_json); POST /v1/audio/translations (the same without language: the speech in English, \
             Whisper only); POST /v1/chat/completions (the last \
-            user message translated by apertium, streamed or not; the pair from the system prompt's first two \
-            language names, "from English to Spanish", or into the one it names, else English to Spanish); POST /v1/audio/speech \
+            user message, streamed or not: translated by apertium when the model is apertium or the system prompt \
+            asks for a translation, the pair from its first two language names, "from English to Spanish", or into \
+            the one it names, else English to Spanish; otherwise answered by the offline assistant, model \
+            parley-assistant: the time, the date, sums, what was said); POST /v1/audio/speech \
             (espeak-ng: response_format mp3 by default, opus, aac, flac, wav, or pcm at 24 kHz streamed; OpenAI's voice names; an extra \
             language field, default en); GET /v1/models and /v1/models/{model}; errors in OpenAI's envelope. \
             The speech-to-text engine is Whisper-base (a faster-whisper worker process, loaded before \

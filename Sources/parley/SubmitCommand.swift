@@ -32,8 +32,8 @@ struct SubmitCommand: ParsableCommand {
     @OptionGroup var nats: NatsOptions
 
     func run() throws {
-        let path = PipelineFolders.resolve(file)
         var overrides = try parseAssignments(assignments)
+        let path = try PipelineFolders.resolveExisting(file)
         for reserved in ["INPUT", "SESSION"] where overrides[reserved] != nil {
             printError("error: --set \(reserved)=...: the worker sets \(reserved) for each job")
             throw ExitCode(ExitStatus.invalidInput)

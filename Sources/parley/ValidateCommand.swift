@@ -17,7 +17,7 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let overrides = try parseAssignments(assignments)
-        let paths = files.map(PipelineFolders.resolve)
+        let paths = try files.map(PipelineFolders.resolveExisting)
         // A --set applies to the files that declare the variable, so one
         // command line can check files with different variables; one that
         // no file declares is a mistake.

@@ -123,7 +123,7 @@ import Testing
         // Options ArgumentParser checks while parsing keep its usage line, of the right command.
         let runs = try await parley(["bench", "run", "x.pipeline", "--corpus", "c.jsonl", "--runs", "0"])
         #expect(runs.status == 2)
-        #expect(runs.stderr.contains("Error: --runs must be at least 1") && runs.stderr.contains("Usage: parley bench run"), "\(runs.stderr)")
+        #expect(runs.stderr.contains("error: --runs must be at least 1") && runs.stderr.contains("Usage: parley bench run"), "\(runs.stderr)")
     }
 
     /// GStreamer's error for data it cannot decode names typefind, inside

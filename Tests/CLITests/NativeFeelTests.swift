@@ -36,6 +36,39 @@ import Testing
         #expect(page.contains("ttfs-ms (double)"))
     }
 
+    /// Errors are one `error:` sentence a user can act on: no source paths,
+    /// no errno dumps, a near name suggested.
+    @Test func errorsAreSentencesWithoutInternals() async throws {
+        for arguments in [["run"], ["run", "--bogus", "x"], ["nosuchcommand"]] {
+            let result = try await parley(arguments)
+            #expect(result.stderr.hasPrefix("error: "), "\(arguments): \(result.stderr)")
+        }
+        let typo = try await parley(["run", "segment-fil"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.hasPrefix("error: segment-fil: not a file here") && typo.stderr.contains("did you mean segment-file?"),
+                "\(typo.stderr)")
+        let path = try await parley(["validate", "pipelines/translate-fil.pipeline"], in: TestSupport.packageRoot)
+        #expect(path.status == 2 && path.stderr.contains("no such file; did you mean translate-file?"), "\(path.stderr)")
+        // An element's refusal: its sentence and what it said, not where GStreamer's C code was.
+        let refused = try await parley(["run", "text-translate", "--set", "TARGET=de", "--quiet"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("error: streamtranslator0: apertium has no en→de pair"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("  details: property provider"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains(".swift(") && !refused.stderr.contains("GstPipeline:"), "\(refused.stderr)")
+    }
+
+    /// A port another program holds: which port, and what to do.
+    @Test func servingOnABusyPortSaysSo() async throws {
+        let holder = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = holder.stop() }
+        let port = try #require(URL(string: holder.url)?.port)
+        let second = try await parley(["serve", "--engine", "pocketsphinx", "--port", "\(port)"])
+        #expect(second.status == 2)
+        #expect(second.stderr.contains("error: port \(port) on 127.0.0.1 is already in use by another program: stop it, or pick another port with --port"),
+                "\(second.stderr)")
+        #expect(!second.stderr.contains("errno") && !second.stderr.contains("bind("), "\(second.stderr)")
+    }
+
     @Test func usageErrorsExitTwoAsTheTableSaysAndHelpShowsTheTable() async throws {
         for arguments in [["run", "--bogus", "x"], ["run"], ["validate"], ["nosuchcommand"], ["bench", "x.pipeline", "--runs", "zero"]] {
             let result = try await parley(arguments)

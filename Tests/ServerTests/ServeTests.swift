@@ -2,6 +2,7 @@ import Foundation
 import Parley
 import ParleyCore
 import ParleyTestSupport
+@testable import ParleyServer
 import Testing
 
 /// `parley serve` as a real server on loopback, and cloudstt talking to it.
@@ -138,9 +139,10 @@ import Testing
 
         let plain = try await TestSupport.run("/usr/bin/curl", [
             "-sS", "--noproxy", "*", "-H", "Content-Type: application/json",
-            "-d", #"{"messages":[{"role":"user","content":"Good morning."}]}"#, "\(server.url)/v1/chat/completions",
+            "-d", #"{"model":"apertium","messages":[{"role":"user","content":"Good morning."}]}"#, "\(server.url)/v1/chat/completions",
         ])
         #expect(plain.stdout.contains(#""object":"chat.completion""#) && plain.stdout.contains("Buenos"), "\(plain.stdout)")
+        #expect(plain.stdout.contains(#""model":"apertium-eng-spa""#), "the model that translated is named: \(plain.stdout)")
     }
 }
 
@@ -159,7 +161,7 @@ extension ServeChatTests {
         let message = ((answer?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
         #expect(message == french.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(result.stdout)")
         // One language named is the target, from English (not French into Spanish).
-        for (prompt, expected) in [("Translate the user's message into French.", french.stdout), ("Answer in English.", "Good night.")] {
+        for (prompt, expected) in [("Translate the user's message into French.", french.stdout), ("Translate into English.", "Good night.")] {
             let oneName = try await TestSupport.run("/usr/bin/curl", [
                 "-sS", "--noproxy", "*", "-H", "Content-Type: application/json", "-d",
                 #"{"messages":[{"role":"system","content":"\#(prompt)"},{"role":"user","content":"Good night."}]}"#, "\(server.url)/v1/chat/completions",
@@ -196,9 +198,57 @@ extension ServeChatTests {
                 "\(refused.stdout.suffix(300))")
         let next = try await TestSupport.run("/usr/bin/curl", [
             "-sS", "--noproxy", "*", "-m", "30", "-H", "Content-Type: application/json",
-            "-d", #"{"messages":[{"role":"user","content":"Good morning."}]}"#, "\(server.url)/v1/chat/completions",
+            "-d", #"{"messages":[{"role":"system","content":"Translate into Spanish."},{"role":"user","content":"Good morning."}]}"#, "\(server.url)/v1/chat/completions",
         ])
         #expect(next.stdout.contains("Buenos"), "\(next.stdout)")
+    }
+}
+
+extension ServeChatTests {
+    /// A question is answered, not translated: the server says what it is and
+    /// which model answered; a translation is what a prompt or the model asks for.
+    @Test func aQuestionIsAnsweredByTheAssistantAndATranslationOnlyWhenAskedFor() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx"])
+        defer { _ = server.stop() }
+        func ask(_ body: String) async throws -> (model: String?, content: String?) {
+            let result = try await TestSupport.run("/usr/bin/curl", [
+                "-sS", "--noproxy", "*", "-H", "Content-Type: application/json", "-d", body, "\(server.url)/v1/chat/completions",
+            ])
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            let content = ((object?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
+            return (object?["model"] as? String, content)
+        }
+        let capital = try await ask(#"{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"What is the capital of France?"}]}"#)
+        #expect(capital.model == "parley-assistant")
+        #expect(capital.content?.hasPrefix("I heard: What is the capital of France?") == true, "\(capital)")
+        #expect(capital.content?.contains("Francia") == false, "not translated: \(capital)")
+        let sum = try await ask(#"{"messages":[{"role":"user","content":"What is 12 times 7?"}]}"#)
+        #expect(sum.content == "12 times 7 is 84." && sum.model == "parley-assistant", "\(sum)")
+        // Earlier user messages are the conversation it can repeat.
+        let repeated = try await ask(#"{"messages":[{"role":"user","content":"I like green tea."},{"role":"assistant","content":"Noted."},{"role":"user","content":"What did I say?"}]}"#)
+        #expect(repeated.content == "You said: I like green tea.", "\(repeated)")
+        // Asked to answer in Spanish: the answer, translated by apertium, and both named.
+        let spanish = try await ask(#"{"messages":[{"role":"system","content":"Answer in Spanish."},{"role":"user","content":"What is 12 times 7?"}]}"#)
+        let cli = try await TestSupport.run("/usr/bin/apertium", ["-u", "eng-spa"], input: "12 times 7 is 84.")
+        #expect(spanish.content == cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "\(spanish)")
+        #expect(spanish.model == "parley-assistant+apertium-eng-spa")
+        // The assistant model is listed, and asking for it answers whatever the prompt says.
+        let models = try await TestSupport.run("/usr/bin/curl", ["-sS", "--noproxy", "*", "\(server.url)/v1/models/parley-assistant"])
+        #expect(models.stdout.contains(#""id":"parley-assistant""#), "\(models.stdout)")
+        let forced = try await ask(#"{"model":"parley-assistant","messages":[{"role":"system","content":"Translate the user's words."},{"role":"user","content":"What is 3 plus 4?"}]}"#)
+        #expect(forced.content == "3 plus 4 is 7." && forced.model == "parley-assistant", "\(forced)")
+    }
+
+    @Test func whatARequestAsksIsDecidedByTheModelThenThePrompt() {
+        typealias Handler = ChatCompletionsHandler
+        #expect(Handler.task(model: "gpt-4o-mini", instructions: "") == .answer(in: "en"))
+        #expect(Handler.task(model: nil, instructions: "You are a helpful assistant.") == .answer(in: "en"))
+        #expect(Handler.task(model: nil, instructions: "Reply in French.") == .answer(in: "fr"))
+        #expect(Handler.task(model: nil, instructions: "Translate from Spanish to English.") == .translate(from: "es", into: "en"))
+        #expect(Handler.task(model: nil, instructions: "You are an interpreter: English to German.") == .translate(from: "en", into: "de"))
+        #expect(Handler.task(model: nil, instructions: "Give the translation in Italian.") == .translate(from: "en", into: "it"))
+        #expect(Handler.task(model: "apertium", instructions: "") == .translate(from: "en", into: "es"))
+        #expect(Handler.task(model: "parley-assistant", instructions: "Translate into French.") == .answer(in: "fr"))
     }
 }
 
@@ -215,6 +265,7 @@ extension ServeChatTests {
         let cli = try await TestSupport.run("/usr/bin/apertium", ["-u", "eng-spa"], input: "The young man went home.")
         #expect(result.stdout.contains("stream: \(cli.stdout.trimmingCharacters(in: .whitespacesAndNewlines))"), "\(result.stdout)")
         #expect(result.stdout.contains("whole: Buenos días."), "\(result.stdout)")
+        #expect(result.stdout.contains("answer: 12 times 7 is 84. model: parley-assistant"), "\(result.stdout)")
         let chunks = result.stdout.split(separator: "\n").first { $0.hasPrefix("chunks:") }
         #expect(chunks.map { !$0.hasPrefix("chunks: 0 ") && !$0.hasSuffix("None") } == true, "word chunks and a usage total: \(result.stdout)")
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StreamTranslator
+@testable import AssistantEngine
 
 @Suite struct LocalAssistantTests {
     let assistant = LocalAssistant()

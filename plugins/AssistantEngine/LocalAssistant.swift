@@ -1,4 +1,3 @@
-import ApertiumEngine
 import Foundation
 import ParleyCore
 
@@ -16,7 +15,13 @@ import ParleyCore
 /// The last provider of an assistant chain, so the conversation goes on
 /// when the network or the key does not.
 public struct LocalAssistant: Sendable {
-    public init() {}
+    /// What the honest answer says answers the rest (streamtranslator: a
+    /// provider chain; `parley serve`: nothing offline).
+    public var elsewhere: String
+
+    public init(elsewhere: String = "with a key, provider=openai,local answers the rest") {
+        self.elsewhere = elsewhere
+    }
 
     /// Answers every sentence of `text` that asks something it knows, in
     /// order ("What time is it? And what is 12 plus 30?" gets both answers:
@@ -29,7 +34,7 @@ public struct LocalAssistant: Sendable {
         let asked = intents.filter { $0 != .greeting }
         guard !intents.isEmpty else {
             let heard = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            return "I heard: \(heard) Offline I can tell the time and the date, do sums and repeat what you said; with a key, provider=openai,local answers the rest."
+            return "I heard: \(heard) Offline I can tell the time and the date, do sums and repeat what you said; \(elsewhere)."
         }
         guard !asked.isEmpty else { return "Hello! Ask me the time, the date or a sum." }
         var answers: [String] = []
@@ -136,22 +141,4 @@ public struct LocalAssistant: Sendable {
         formatter.dateFormat = pattern
         return formatter.string(from: date)
     }
-}
-
-/// `provider=local` in assistant mode: LocalAssistant answers in English,
-/// and apertium translates the answer when the target language is another
-/// one it has a pair for (otherwise the answer stays English, said in the name).
-struct LocalAssistantTranslator: TextTranslator {
-    let assistant = LocalAssistant()
-    let answerTranslator: ApertiumTranslator?
-    var name: String { "local (offline assistant\(answerTranslator.map { ", apertium \($0.mode)" } ?? ""))" }
-
-    func translate(_ request: TranslationRequest,
-                   onPartial: @escaping @Sendable (String) -> Void) async throws(ProviderFailure) -> Translation {
-        let english = assistant.answer(request.text, previous: request.context.map(\.source))
-        guard let engine = answerTranslator else { return Translation(text: english) }
-        return try await engine.translation(of: english)
-    }
-
-    func shutdown() { answerTranslator?.shutdown() }
 }
