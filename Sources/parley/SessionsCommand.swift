@@ -44,11 +44,13 @@ struct SessionsCommand: AsyncParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One line per session: date, duration, languages, segments, failures.")
+        static let configuration = CommandConfiguration(abstract: "One line per session, oldest first: date, duration, languages, segments, failures.")
         @OptionGroup var location: Location
 
         func run() throws {
-            let all = SessionFolder.all(in: location.root)
+            // Oldest first, by when each started (a folder may be named anything); the newest ends the list.
+            let all = SessionFolder.all(in: location.root).map { ($0, $0.info?.started ?? "") }
+                .sorted { ($0.1, $0.0.url.lastPathComponent) < ($1.1, $1.0.url.lastPathComponent) }.map(\.0)
             guard !all.isEmpty else { print("no sessions in \(location.root.path)"); return }
             var rows = [["ID", "STARTED", "DURATION", "LANGUAGES", "SEGMENTS", "FAILED", ""]]
             for session in all {
@@ -169,9 +171,23 @@ struct SessionsCommand: AsyncParsableCommand {
             let folder = try PrivateFolder.make(prefix: "parley-play")
             defer { try? FileManager.default.removeItem(at: folder) }
             let joined = folder.appendingPathComponent("session.wav").path
-            _ = try Self.join(files, into: joined)
+            let (samples, rate) = try Self.join(files, into: joined)
             let pipeline = try Pipeline(launch: "filesrc location=\(Pipeline.quoted(joined)) ! wavparse ! audioconvert ! audioresample ! autoaudiosink")
-            try await pipeline.run()
+            printError("playing \(counted(files.count, "utterance")), \(String(format: "%.1f", Double(samples) / Double(rate))) s (Ctrl-C stops)")
+            // No sound device: autoaudiosink plays into nothing and says so in a warning, which must not stay unsaid.
+            var unheard = false
+            try await pipeline.run { event in
+                guard case .warning(let source, let message, _) = event else { return }
+                printError("warning: \(source): \(message)")
+                if source.hasPrefix("autoaudiosink") && !unheard {
+                    unheard = true
+                    pipeline.stopKeepingFiles()  // nothing will be heard: no need to wait for the audio's length
+                }
+            }
+            if unheard {
+                printError("error: the audio could not be played: no sound device answered (--to FILE writes it to a WAV instead)")
+                throw ExitCode(ExitStatus.failed)
+            }
         }
 
         /// The files one after the other in a WAV at `path`, at the first one's
@@ -265,6 +281,7 @@ struct SessionsCommand: AsyncParsableCommand {
         func run() throws {
             let session = try location.find(id)
             guard yes || confirm("Delete session \(session.url.lastPathComponent) (\(counted(session.records.count, "segment")))?") else {
+                printError("not deleted: answered no (--yes deletes without asking)")
                 throw ExitCode(ExitStatus.failed)
             }
             try FileManager.default.removeItem(at: session.url)
@@ -280,7 +297,10 @@ struct SessionsCommand: AsyncParsableCommand {
         func run() throws {
             let all = SessionFolder.all(in: location.root)
             guard !all.isEmpty else { print("no sessions in \(location.root.path)"); return }
-            guard yes || confirm("Delete all \(all.count) sessions in \(location.root.path)?") else { throw ExitCode(ExitStatus.failed) }
+            guard yes || confirm("Delete all \(all.count) sessions in \(location.root.path)?") else {
+                printError("nothing deleted: answered no (--yes deletes without asking)")
+                throw ExitCode(ExitStatus.failed)
+            }
             for session in all { try FileManager.default.removeItem(at: session.url) }
             print("deleted \(counted(all.count, "session"))")
         }
@@ -294,6 +314,9 @@ private func pad(_ text: String, _ width: Int) -> String {
 /// Asks on the terminal; anything but y/yes is no (and so is no terminal).
 private func confirm(_ question: String) -> Bool {
     printError("\(question) [y/N] ", terminator: "")
-    guard let answer = readLine() else { return false }
+    guard let answer = readLine() else {
+        printError("")  // the question's line ends even when no answer came
+        return false
+    }
     return ["y", "yes"].contains(answer.lowercased())
 }

@@ -26,6 +26,9 @@ final class StatusLine: @unchecked Sendable {
     private var shown = false
     /// After `finish()` lines still print, without a status line under them.
     private var finished = false
+    /// Until the pipeline plays, its elements are opening: a speech model
+    /// loading takes seconds, and the line says so instead of "0% done".
+    private var playing = false
 
     init(enabled: Bool) { self.enabled = enabled }
 
@@ -41,6 +44,8 @@ final class StatusLine: @unchecked Sendable {
             case .transcript(let result) where result.status != .partial:
                 results += 1
                 transcribedUpTo = max(transcribedUpTo, segmentEnds[result.segmentID] ?? 0)
+            case .stateChanged(_, "PLAYING"):
+                playing = true
             case .eos:
                 reachedEnd = true
                 duration = final?.duration ?? duration
@@ -73,6 +78,9 @@ final class StatusLine: @unchecked Sendable {
 
     private func text() -> String {
         let elapsed = Date().timeIntervalSince(started)
+        guard playing || reachedEnd else {
+            return String(format: "elapsed %.1fs  starting: the elements are opening (loading a speech model takes a few seconds)", elapsed)
+        }
         var audio = String(format: "audio %.1fs", Double(position) / 1e9)
         if let duration, duration > 0 {
             // Done is what has been through the whole pipeline: with a

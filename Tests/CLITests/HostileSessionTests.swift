@@ -68,6 +68,54 @@ import Testing
     }
 }
 
+/// `parley sessions` never leaves the user guessing: list in time order,
+/// play says what it plays and when nothing could be heard, a declined
+/// deletion says so.
+@Suite struct SessionCommandsTests {
+    let scratch = TestSupport.temporaryFolder()
+
+    /// A session of one utterance with its spoken audio, started at `started`.
+    func session(_ name: String, started: String, in root: String) throws {
+        let folder = "\(root)/\(name)"
+        try FileManager.default.createDirectory(atPath: "\(folder)/audio", withIntermediateDirectories: true)
+        try JSONEncoder().encode(SessionInfo(id: name, started: started, pipeline: "p", variables: [:]))
+            .write(to: URL(fileURLWithPath: "\(folder)/session.json"))
+        var record = SegmentRecord(segment: 0, start: 0, end: 1)
+        record.audio = ["audio/0000.es.wav"]
+        try JSONLines.text([record]).write(toFile: "\(folder)/session.jsonl", atomically: true, encoding: .utf8)
+        try WAVEncoder.encode([Int16](repeating: 1000, count: 8000), rate: 16_000).write(to: URL(fileURLWithPath: "\(folder)/audio/0000.es.wav"))
+    }
+
+    @Test func listIsInTimeOrderAndADeclinedDeletionSaysSo() async throws {
+        let root = scratch.appendingPathComponent("sessions").path
+        // Named against their order in time: the list follows the time.
+        try session("b-first", started: "2026-11-27T09:00:00Z", in: root)
+        try session("a-second", started: "2026-11-28T09:00:00Z", in: root)
+        let list = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "list", "--dir", root])
+        let ids = list.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ").first.map(String.init) ?? "" }
+        #expect(ids == ["b-first", "a-second"], "\(list.stdout)")
+        let declined = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "delete", "a-second", "--dir", root], input: "n\n")
+        #expect(declined.status == 1)
+        #expect(declined.stderr.contains("not deleted: answered no (--yes deletes without asking)"), "\(declined.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(root)/a-second"))
+    }
+
+    /// Played where no sound device answers (as on a CI machine), it says so
+    /// and fails; where one does, it plays and says nothing is wrong.
+    @Test func playSaysWhatItPlaysAndWhenNothingCouldBeHeard() async throws {
+        let root = scratch.appendingPathComponent("sessions").path
+        try session("one", started: "2026-11-28T09:00:00Z", in: root)
+        let play = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "play", "one", "--dir", root])
+        #expect(play.stderr.contains("playing 1 utterance, 0.5 s"), "\(play.stderr)")
+        if play.status == 0 {
+            #expect(!play.stderr.contains("warning:"), "a warning and success: \(play.stderr)")
+        } else {
+            #expect(play.status == 1)
+            #expect(play.stderr.contains("error: the audio could not be played: no sound device answered"), "\(play.stderr)")
+        }
+    }
+}
+
 /// The mutation fuzzer runs from its corpus and replays an input (the full
 /// runs, 10^6 inputs a parser, are scripts/fuzz's; here only that it works).
 @Suite struct FuzzerTests {
