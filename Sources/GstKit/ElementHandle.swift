@@ -35,6 +35,15 @@ public struct ElementMessageText: Error, Sendable, CustomStringConvertible {
         ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_SETTINGS.rawValue))
     }
 
+    /// For an INFO message saying how the element set itself up from its
+    /// properties (which provider, which model it loaded): the resource
+    /// domain's settings code, which is what it is about; not the library
+    /// domain's "failed", which an application filtering INFO by domain
+    /// would take for a library fault.
+    public static func notice(_ text: String) -> ElementMessageText {
+        settings(text)
+    }
+
     /// GST_RESOURCE_ERROR_OPEN_READ: a file the element reads cannot be opened or read.
     public static func openRead(_ text: String, debug: String? = nil) -> ElementMessageText {
         ElementMessageText(text, debug: debug, domain: .resource, code: Int32(GST_RESOURCE_ERROR_OPEN_READ.rawValue))

@@ -32,7 +32,7 @@ public struct RemoteService: Sendable {
     /// to `maxRetries` with delays bounded by the timeout.
     public static func make(_ provider: ProviderInfo, at position: ChainPosition, maxRetries: Int, timeoutMs: Int,
                             environment: [String: String], baseURLForKey: ((_ key: String) -> String)? = nil,
-                            trace: (@Sendable (String) -> Void)? = nil) throws(ProviderSetupError) -> RemoteService {
+                            trace: ProviderTrace? = nil) throws(ProviderSetupError) -> RemoteService {
         let keyVariable = position.apiKeyEnv.isEmpty ? provider.keyVariable : position.apiKeyEnv
         let key = environment[keyVariable] ?? ""
         if key.isEmpty && provider.keyRequired {
@@ -49,7 +49,7 @@ public struct RemoteService: Sendable {
         policy.maxDelay = .milliseconds(Int64(timeoutMs))
         var sender = RetryingSender(client: HTTPClient(), policy: policy)
         // The provider's words in a trace may quote the key back: never logged.
-        sender.trace = trace.map { trace in { @Sendable line in trace(Redaction.redact(line, secrets: [key])) } }
+        sender.trace = trace?.map { Redaction.redact($0, secrets: [key]) }
         return RemoteService(baseURL: url, apiKey: key, sender: sender,
                              timeout: .milliseconds(Int64(timeoutMs)), keyVariable: keyVariable)
     }

@@ -8,7 +8,7 @@ public struct RetryingSender: Sendable {
     /// Where each attempt, its outcome and every retry with its cause are
     /// reported (an element's debug log). Names the method, host and path,
     /// never the query (where some vendors put keys) or the headers.
-    public var trace: (@Sendable (String) -> Void)?
+    public var trace: ProviderTrace?
 
     public init(client: HTTPClient, policy: RetryPolicy) {
         self.client = client

@@ -91,3 +91,13 @@ extension ProviderSettings {
             + QueueProperties.specs(defaultMaxInFlight: defaultMaxInFlight) + [QueueProperties.latencySpec(defaultMs: defaultLatencyMs)]
     }
 }
+
+extension DebugCategory {
+    /// A provider's request trace into this category's debug level, each
+    /// line at the call site that wrote it, about `element`.
+    public func providerTrace(for element: ElementHandle) -> ProviderTrace {
+        ProviderTrace { [self] message, file, function, line in
+            debug(message, object: element, file: file, function: function, line: line)
+        }
+    }
+}

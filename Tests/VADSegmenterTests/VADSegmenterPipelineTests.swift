@@ -106,6 +106,23 @@ import VADSegmenter
         #expect(vowel.allSatisfy { $0.probability > 0.5 }, "\(rate) Hz: \(vowel)")
     }
 
+    /// post-messages=false keeps the bus quiet (as level's does) and cuts the
+    /// same segments: parley/latency still comes once per segment.
+    @Test func postMessagesFalseSilencesTheVADMessagesOnly() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let source = """
+            filesrc location=\(recording.path) ! wavparse ! audioconvert ! audioresample
+            ! audio/x-raw,format=S16LE,channels=1,rate=16000
+            """
+        let loud = try await segmentsWithLatency("\(source) ! vadsegmenter level-interval-ms=100 ! fakesink")
+        let quiet = try await segmentsWithLatency("\(source) ! vadsegmenter level-interval-ms=100 post-messages=false ! fakesink")
+        #expect(loud.segments.count == 3)
+        #expect(quiet.segments.isEmpty, "no parley/vad: \(quiet.segments)")
+        #expect(quiet.latencies.filter { $0.stage == "vad" }.map(\.segmentID) == loud.segments.map(\.segmentID))
+        let levels = try await levelReadings("\(source) ! vadsegmenter level-interval-ms=100 post-messages=false ! fakesink")
+        #expect(levels.isEmpty)
+    }
+
     /// The "listening" indicator the apps draw: a level every 100 ms, loud and
     /// speaking during each utterance, quiet and not speaking between them.
     @Test func levelMessagesFollowTheSpeechEveryInterval() async throws {

@@ -270,13 +270,13 @@ public final class CloudSTTElement: ProviderElement {
             name: { (_, transcriber: any Transcriber) in transcriber.name }
         ) { position in
             try STTProvider(rawValue: position.provider)!.makeTranscriber(
-                position, settings: current, environment: environment, trace: { Self.log.debug($0, object: element) }) {
+                position, settings: current, environment: environment, trace: Self.log.providerTrace(for: element)) {
                 guard !closed.isSet else { return }
                 Self.report($0, to: element)
             }
         }
         transcribers.withLock { $0 = Transcribers(members: made.map(\.member), chain: chain) }
-        element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then "))"))
+        element.postInfo(.notice("provider \(chain.names.joined(separator: ", then "))"))
     }
 
     public func start() throws(ElementMessageText) {
@@ -304,7 +304,7 @@ public final class CloudSTTElement: ProviderElement {
         case .started(let pid):
             log.info("Whisper worker started (pid \(pid))")
         case .ready(let pid, let seconds):
-            element.postInfo(ElementMessageText("Whisper-base loaded in \(String(format: "%.1f", seconds)) s (worker pid \(pid))"))
+            element.postInfo(.notice("Whisper-base loaded in \(String(format: "%.1f", seconds)) s (worker pid \(pid))"))
         case .died(let pid, let reason, let restarting):
             element.postWarning(ElementMessageText(
                 "the Whisper worker (pid \(pid)) died: \(reason)" + (restarting ? "; restarting it" : "")))

@@ -66,7 +66,7 @@ public enum STTProvider: String, ProviderKind {
 
     /// Builds one position of the chain at NULL→READY; what is missing is said here, not mid-stream.
     func makeTranscriber(_ position: ChainPosition, settings: CloudSTTElement.Settings, environment: [String: String],
-                         trace: (@Sendable (String) -> Void)? = nil,
+                         trace: ProviderTrace? = nil,
                          onWorkerEvent: @escaping @Sendable (WhisperWorker.Event) -> Void = { _ in }) throws -> any Transcriber {
         func service() throws(ProviderSetupError) -> RemoteService {
             try RemoteService.make(info, at: position, maxRetries: settings.providers.maxRetries,

@@ -167,11 +167,11 @@ public final class CloudTTSElement: ProviderElement {
             name: { (_, synthesizer: any SpeechSynthesizer) in synthesizer.name }
         ) { position in
             try TTSProvider(rawValue: position.provider)!.makeSynthesizer(position, settings: current, environment: environment,
-                                                                           trace: { [element] in Self.log.debug($0, object: element) })
+                                                                           trace: Self.log.providerTrace(for: element))
         }
         let members = made.map(\.member)
         speakers.withLock { $0 = Speakers(members: members, chain: chain) }
-        element.postInfo(ElementMessageText("provider \(members.map { "\($0.name) at \($0.rate) Hz" }.joined(separator: ", then "))"))
+        element.postInfo(.notice("provider \(members.map { "\($0.name) at \($0.rate) Hz" }.joined(separator: ", then "))"))
     }
 
     public func start() throws(ElementMessageText) {

@@ -50,7 +50,7 @@ public enum TTSProvider: String, ProviderKind {
 
     /// Builds one position of the chain at NULL→READY; what is missing is said here.
     func makeSynthesizer(_ position: ChainPosition, settings: CloudTTSElement.Settings,
-                         environment: [String: String], trace: (@Sendable (String) -> Void)? = nil) throws -> any SpeechSynthesizer {
+                         environment: [String: String], trace: ProviderTrace? = nil) throws -> any SpeechSynthesizer {
         let rate = settings.sampleRate == 0 ? defaultRate : settings.sampleRate
         if let rates, !rates.contains(rate) {
             throw ProviderSetupError("sample-rate=\(settings.sampleRate): \(rawValue) speaks at \(rates.map(String.init).joined(separator: ", ")) Hz only")

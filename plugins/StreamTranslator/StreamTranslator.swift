@@ -250,13 +250,13 @@ public final class StreamTranslatorElement: ProviderElement {
         ) { position in
             try TranslatorProvider(rawValue: position.provider)!
                 .makeTranslator(position, settings: current, sourceLanguage: source, environment: environment,
-                                trace: { [element] in Self.log.debug($0, object: element) })
+                                trace: Self.log.providerTrace(for: element))
         }
         translators.withLock {
             $0 = Translators(positions: made.map(\.position), chain: chain, made: [source: made.map(\.member)])
         }
         let from = detected ? "each result's language (\(source) where it has none)" : source
-        element.postInfo(ElementMessageText("provider \(chain.names.joined(separator: ", then ")), \(from) to \(current.targetLanguage)"))
+        element.postInfo(.notice("provider \(chain.names.joined(separator: ", then ")), \(from) to \(current.targetLanguage)"))
     }
 
     public func start() throws(ElementMessageText) {
@@ -287,7 +287,7 @@ public final class StreamTranslatorElement: ProviderElement {
         do {
             let made = try TranslatorProvider(rawValue: position.provider)!
                 .makeTranslator(position, settings: current, sourceLanguage: source, environment: ProcessInfo.processInfo.environment,
-                                trace: { [element] in Self.log.debug($0, object: element) })
+                                trace: Self.log.providerTrace(for: element))
             return .success(translators.withLock { translators in
                 var row = translators?.made[source] ?? Array(repeating: nil, count: positions.count)
                 if let raced = row[index] { made.shutdown(); return raced }

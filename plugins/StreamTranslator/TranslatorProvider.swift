@@ -34,7 +34,7 @@ public enum TranslatorProvider: String, ProviderKind {
     /// Builds one position of the chain for `sourceLanguage` (at NULL→READY,
     /// or on first use for a language auto-detection brings); what is missing is said here.
     func makeTranslator(_ position: ChainPosition, settings: StreamTranslatorElement.Settings, sourceLanguage: String,
-                        environment: [String: String], trace: (@Sendable (String) -> Void)? = nil) throws -> any TextTranslator {
+                        environment: [String: String], trace: ProviderTrace? = nil) throws -> any TextTranslator {
         switch self {
         case .local where settings.mode == .assistant:
             // Answers are English; apertium says them in the target language where it can.

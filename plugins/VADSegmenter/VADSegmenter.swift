@@ -89,6 +89,7 @@ public final class VADSegmenterElement: Filter {
     public static let DEFAULT_PTT_ACTIVE = false
     public static let DEFAULT_DROP_SILENCE = true
     public static let DEFAULT_LEVEL_INTERVAL_MS = 0
+    public static let DEFAULT_POST_MESSAGES = true
 
     static let audioCaps = "audio/x-raw, format=(string)S16LE, layout=(string)interleaved, channels=(int)1, rate=(int)[ 8000, 48000 ]"
 
@@ -140,6 +141,9 @@ public final class VADSegmenterElement: Filter {
         PropertySpec("level-interval-ms", nick: "Level interval",
                      blurb: "Post a parley/vad-level message (speech probability and input level, for a UI) every this many ms, rounded to 10 ms frames; 0 = never",
                      .int(default: DEFAULT_LEVEL_INTERVAL_MS, range: 0...60_000), flags: [.readWrite, .mutablePlaying]),
+        PropertySpec("post-messages", nick: "Post messages",
+                     blurb: "Post parley/vad and parley/vad-level messages on the bus (as level's post-messages); the events, the meta and parley/latency are not affected",
+                     .bool(default: DEFAULT_POST_MESSAGES), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("segments", nick: "Segments", blurb: "Segments closed since the element started",
                      .uint64(default: 0, range: 0...UInt64.max), flags: .readOnly),
     ]
@@ -156,6 +160,7 @@ public final class VADSegmenterElement: Filter {
         var segmenter = defaultConfiguration
         var pttActive = DEFAULT_PTT_ACTIVE
         var levelIntervalMs = DEFAULT_LEVEL_INTERVAL_MS
+        var postMessages = DEFAULT_POST_MESSAGES
     }
 
     /// Touched only from the streaming thread; replaced whole on start and flush.
@@ -223,6 +228,7 @@ public final class VADSegmenterElement: Filter {
         case "ptt-active": return .bool(current.pttActive)
         case "drop-silence": return .bool(current.segmenter.dropSilence)
         case "level-interval-ms": return .int(current.levelIntervalMs)
+        case "post-messages": return .bool(current.postMessages)
         case "segments": return .uint64(segmentsClosed.load(ordering: .relaxed))
         default: Self.unhandledProperty(name)
         }
@@ -250,6 +256,7 @@ public final class VADSegmenterElement: Filter {
                 changes.withLock { $0.button.append(change) }
             case "drop-silence": settings.segmenter.dropSilence = value.bool
             case "level-interval-ms": settings.levelIntervalMs = value.int
+            case "post-messages": settings.postMessages = value.bool
             default: Self.unhandledProperty(name)
             }
         }
@@ -298,7 +305,9 @@ public final class VADSegmenterElement: Filter {
             defer { state.readings.removeAll() }
             return (actions, state.readings)
         }
-        for reading in readings { postLevel(reading) }
+        if settings.withLock({ $0.postMessages }) {
+            for reading in readings { postLevel(reading) }
+        }
         return outputs(for: actions)
     }
 
@@ -391,6 +400,7 @@ public final class VADSegmenterElement: Filter {
     /// What the segmenter decided, as outputs: consecutive audio frames of
     /// one segment go out as one buffer, assembled once from the frames' views.
     private func outputs(for actions: [SegmenterAction]) -> [Output] {
+        let posts = settings.withLock { $0.postMessages }
         var outputs: [Output] = []
         var run: [Frame] = []
         var runSegment: UInt64?
@@ -431,8 +441,8 @@ public final class VADSegmenterElement: Filter {
                                                          reason: reason, decidedAt: decidedAt).event))
                 segmentsClosed.add(1, ordering: .relaxed)
                 Self.log.info("segment \(id) \(formatClockTime(start))-\(formatClockTime(end)) ends: \(reason.rawValue)", object: element)
-                element.postElementMessage(VADSegmentMessage(segmentID: id, start: start, end: end, speechEnd: speechEnd,
-                                                             reason: reason, meanProbability: Double(mean)).structure)
+                if posts { element.postElementMessage(VADSegmentMessage(segmentID: id, start: start, end: end, speechEnd: speechEnd,
+                                                             reason: reason, meanProbability: Double(mean)).structure) }
                 // End-of-speech detection delay, in the audio's own time.
                 element.postElementMessage(LatencyMessage(segmentID: id, stage: "vad", figures: [
                     .init("eos-detection-ms", Double(end > speechEnd ? end - speechEnd : 0) / 1e6
