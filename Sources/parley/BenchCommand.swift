@@ -58,7 +58,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             ${SOURCE} ! ...): the bench plays the corpus there through recordingsrc, in 20 ms chunks paced in \
             real time (--no-pace: as fast as the pipeline takes them). A SINK fragment, if declared, gets the \
             bench's probe, which times each segment's first output (voice to voice). The recordings play one \
-            after another in one session, --gap seconds apart, after --warmup recordings that load the models \
+            after another in one session, --gap-s seconds apart, after --warmup recordings that load the models \
             and are not reported. Ctrl-C or SIGTERM stops and reports what finished. \
             With --nats URL the corpus is cut into --shards parts, each a job for the `parley worker`s there \
             (each plays the warm-up recordings first), and their per-utterance records are merged into one \
@@ -68,21 +68,23 @@ struct BenchRunCommand: AsyncParsableCommand {
 
     @Argument(help: "The .pipeline file, or the name of one that `parley list` shows.") var file: String
     @Option(help: "The corpus manifest (.jsonl or .tsv).") var corpus: String
-    @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable).") var assignments: [String] = []
+    @Option(name: [.customLong("set"), .customShort("s")], help: "Set a declared variable: KEY=VALUE (repeatable).") var assignments: [String] = []
     @Option(help: "Times to play the whole corpus.") var runs = 1
     @Option(help: "Recordings from the corpus's start played first, unmeasured.") var warmup = 1
-    @Option(help: "Silence between recordings, in seconds (more than the VAD's silence setting).") var gap = 3.0
+    @Option(name: .customLong("gap-s"), help: "Silence between recordings, in seconds (more than the VAD's silence setting).") var gap = 3.0
+    @Option(name: .customLong("gap"), help: .hidden) var oldGap: Double?
     @Flag(help: "Feed the audio as fast as the pipeline takes it, not in real time.") var noPace = false
-    @Option(help: "Folder for report.md, report.json, segments.jsonl (and sessions/run-N, when the pipeline records sessions).") var output = "out/bench"
-    @Flag(help: "No progress bar.") var quiet = false
+    @Option(name: .shortAndLong, help: "Folder for report.md, report.json, segments.jsonl (and sessions/run-N, when the pipeline records sessions).") var output = "out/bench"
+    @Flag(name: .shortAndLong, help: "No progress bar.") var quiet = false
     @OptionGroup(title: "Across machines") var nats: NatsOptions
     @Option(help: "With --nats: cut the corpus into this many shards, one job each, played at once by the workers (default: 2).")
     var shards: Int?
 
-    func validate() throws {
+    mutating func validate() throws {
+        Deprecated.fold(oldGap, into: &gap, "--gap", "--gap-s")
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard warmup >= 0 else { throw ValidationError("--warmup cannot be negative") }
-        guard gap.isFinite, gap >= 0.5, gap <= 60 else { throw ValidationError("--gap must be between 0.5 and 60 seconds") }
+        guard gap.isFinite, gap >= 0.5, gap <= 60 else { throw ValidationError("--gap-s must be between 0.5 and 60 seconds") }
         if let shards, !(1...256).contains(shards) { throw ValidationError("--shards takes 1 to 256, got \(shards)") }
     }
 

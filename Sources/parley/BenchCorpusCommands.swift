@@ -16,7 +16,7 @@ struct BenchImportCommand: ParsableCommand {
 
     @Argument(help: "librispeech or commonvoice.") var layout: Layout
     @Argument(help: "The LibriSpeech folder or the Common Voice TSV.") var path: String
-    @Option(help: "The manifest to write (.jsonl).") var output: String
+    @Option(name: .shortAndLong, help: "The manifest to write (.jsonl).") var output: String
     @Option(help: "Keep only the first N recordings.") var limit: Int?
 
     func run() throws {
@@ -50,19 +50,22 @@ struct BenchCorpusCommand: ParsableCommand {
     enum Kind: String, ExpressibleByArgument, CaseIterable { case asterisk, librivox, conversation, talk, thinking }
 
     @Argument(help: "asterisk, librivox, conversation, talk or thinking.") var kind: Kind
-    @Option(help: "The folder to write the manifest (and conversation audio) in.") var to: String
+    @Option(name: .shortAndLong, help: "The folder to write the manifest (and conversation audio) in.") var output: String = ""
+    @Option(name: .customLong("to"), help: .hidden) var oldTo: String?
     @Option(help: "Use only the first N prompts (asterisk, conversation, talk).") var limit: Int?
     @Option(help: "Utterances per conversation (or talk).") var perConversation = 6
     @Option(help: "Prompts shorter than this many words are left out (asterisk, conversation, talk, thinking).") var minWords = 1
     @Flag(help: "thinking: the same prompts left whole (the comparison).") var unbroken = false
 
-    func validate() throws {
+    mutating func validate() throws {
+        Deprecated.fold(oldTo, into: &output, "--to", "--output")
+        guard !output.isEmpty else { throw ValidationError("Missing expected argument '--output <output>'") }
         guard perConversation >= 1 else { throw ValidationError("--per-conversation must be at least 1") }
     }
 
     func run() throws {
         do {
-            try FileManager.default.createDirectory(atPath: to, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             let entries: [CorpusEntry]
             switch kind {
             case .librivox:
@@ -71,17 +74,17 @@ struct BenchCorpusCommand: ParsableCommand {
                 entries = Array(try prompts().prefix(limit ?? .max))
             case .conversation:
                 entries = try CorpusBuilder.conversations(of: Array(try prompts().prefix(limit ?? 48)),
-                                                          perConversation: perConversation, folder: to)
+                                                          perConversation: perConversation, folder: output)
             case .talk:
                 entries = try CorpusBuilder.conversations(of: Array(try prompts().prefix(limit ?? 48)),
-                                                          perConversation: perConversation, folder: to, joining: .talk)
+                                                          perConversation: perConversation, folder: output, joining: .talk)
             case .thinking:
                 // With a Spanish reference too, so chrF compares the assembled translations with the unbroken ones.
                 let withComma = try prompts().filter { ($0.text ?? "").contains(",") && $0.translations?["es"] != nil }
                 entries = try CorpusBuilder.conversations(of: Array(withComma.prefix(limit ?? 48)), perConversation: perConversation,
-                                                          folder: to, joining: unbroken ? .conversation : .thinking)
+                                                          folder: output, joining: unbroken ? .conversation : .thinking)
             }
-            try writeManifest(entries, to: "\(to)/manifest.jsonl")
+            try writeManifest(entries, to: "\(output)/manifest.jsonl")
         } catch {
             printError("error: \(error)")
             throw ExitCode(ExitStatus.invalidInput)

@@ -9,7 +9,7 @@ import ParleyJobs
 struct JobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobs", abstract: "Follow jobs queued with `parley submit`, read their results, fetch their sessions.",
-        discussion: "ID is a batch id (all its jobs) or a job id (BATCH-INDEX).\n\n\(ExitStatus.table)",
+        discussion: "ID is a batch id (all its jobs) or a job id (BATCH-INDEX).\n\n\(ExitStatus.brief)",
         subcommands: [Status.self, Watch.self, Results.self, Fetch.self])
 
     /// The jobs an ID names, and where to read them.
@@ -119,7 +119,10 @@ struct JobsCommand: ParsableCommand {
             abstract: "A progress bar over the jobs until every one is done or failed.",
             discussion: "Exits 0 when all are done, 1 when any failed.")
         @Argument(help: "A batch or job id.") var id: String
-        @Option(help: "Give up after this many seconds (exit 1); 0 = wait for ever.") var timeout: Double = 0
+        @Option(name: .customLong("timeout-s"), help: "Give up after this many seconds (exit 1); 0 = wait for ever.") var timeout: Double = 0
+        @Option(name: .customLong("timeout"), help: .hidden) var oldTimeout: Double?
+
+        mutating func validate() throws { Deprecated.fold(oldTimeout, into: &timeout, "--timeout", "--timeout-s") }
         @OptionGroup var nats: NatsOptions
 
         func run() throws {
@@ -190,14 +193,17 @@ struct JobsCommand: ParsableCommand {
 
     struct Fetch: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Bring finished jobs' outputs here (or --to DIR): DIR/JOB/session/ (the recorded session), the other files the pipeline wrote, and result.json.")
+            abstract: "Bring finished jobs' outputs here (or -o DIR): DIR/JOB/session/ (the recorded session), the other files the pipeline wrote, and result.json.")
         @Argument(help: "A batch or job id.") var id: String
-        @Option(help: "The folder to write into (each job in a folder named by its id).") var to = "."
+        @Option(name: .shortAndLong, help: "The folder to write into (each job in a folder named by its id).") var output = "."
+        @Option(name: .customLong("to"), help: .hidden) var oldTo: String?
+
+        mutating func validate() throws { Deprecated.fold(oldTo, into: &output, "--to", "--output") }
         @OptionGroup var nats: NatsOptions
 
         func run() throws {
             let selection = try Selection(id, nats: nats)
-            let root = URL(fileURLWithPath: to)
+            let root = URL(fileURLWithPath: output)
             var fetched = 0
             for job in try selection.snapshot() {
                 guard let result = job.result else { printError("\(job.job): \(job.state.label); nothing to fetch yet"); continue }

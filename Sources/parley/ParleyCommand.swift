@@ -66,6 +66,9 @@ enum ExitStatus {
     static let invalidInput: Int32 = 2
     static let aborted: Int32 = 130
 
+    /// What a subcommand's help says: the whole table is `parley --help`'s.
+    static let brief = "Exit status: 0 done, 1 the work failed, 2 wrong input, 130 aborted (parley --help says more)."
+
     /// Each line fits in 80 columns: ArgumentParser wraps a longer one to
     /// column 0, out of the table.
     static let table = """

@@ -14,14 +14,14 @@ struct RunCommand: AsyncParsableCommand {
             (files written so far are completed). The folders above every file sink's location \
             (filesink, transcriptsink, multifilesink, splitmuxsink) are created first, as `mkdir -p` would.
 
-            \(ExitStatus.table)
+            \(ExitStatus.brief)
             """)
 
     @Argument(help: "The .pipeline file, or the name of one that `parley list` shows.") var file: String
-    @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable).")
+    @Option(name: [.customLong("set"), .customShort("s")], help: "Set a declared variable: KEY=VALUE (repeatable).")
     var assignments: [String] = []
     @Flag(help: "Print each segment's per-stage latency figures as they arrive.") var latency = false
-    @Flag(help: "No status line.") var quiet = false
+    @Flag(name: .shortAndLong, help: "No status line.") var quiet = false
     @Flag(help: "Push-to-talk from the keyboard: \(PushToTalk.help).") var ptt = false
 
     func run() async throws {

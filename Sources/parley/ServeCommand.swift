@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
             add a service delay to each answer: a measurement aid for benchmarks. \
             The key clients must send comes from the environment variable PARLEY_SERVE_API_KEY, \
             --api-key-file, or --api-key (which other users can read in ps: prefer the others). \
-            Requests are bounded: --max-request-bytes, --max-audio-seconds of decoded audio at 4-192 kHz, \
+            Requests are bounded: --max-request-bytes, --max-audio-s of decoded audio at 4-192 kHz, \
             temperature 0-1, a language the engine knows; a connection idle for --idle-timeout-s is closed; a body declared over the size limit is refused from its header (413), one that takes over --request-timeout-s to arrive gets a 408, and past --max-requests at once a 503.
             """)
 
@@ -35,7 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port; 0 picks a free one.") var port = 8080
     @Option(help: "Require this key as a Bearer token (visible in ps: prefer PARLEY_SERVE_API_KEY or --api-key-file).") var apiKey: String?
     @Option(help: "Read the key clients must send from this file (its first line).") var apiKeyFile: String?
-    @Option(help: "Longest decoded audio a request may hold, in seconds.") var maxAudioSeconds = 1500.0
+    @Option(name: .customLong("max-audio-s"), help: "Longest decoded audio a request may hold, in seconds.") var maxAudioSeconds = 1500.0
+    @Option(name: .customLong("max-audio-seconds"), help: .hidden) var oldMaxAudioSeconds: Double?
+
+    mutating func validate() throws {
+        Deprecated.fold(oldMaxAudioSeconds, into: &maxAudioSeconds, "--max-audio-seconds", "--max-audio-s")
+    }
     @Option(help: "Close a connection that sends nothing for this many seconds.") var idleTimeoutS = 30
     @Option(help: "Answer 408 to a request whose body takes longer than this many seconds to arrive (a byte now and then resets the idle timeout, not this).")
     var requestTimeoutS = 120
@@ -52,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.apiKey = try apiKey ?? apiKeyFile.map(Self.readKey) ?? ProcessInfo.processInfo.environment["PARLEY_SERVE_API_KEY"]
-        guard maxAudioSeconds.isFinite, maxAudioSeconds > 0 else { throw ValidationError("--max-audio-seconds must be above 0") }
+        guard maxAudioSeconds.isFinite, maxAudioSeconds > 0 else { throw ValidationError("--max-audio-s must be above 0") }
         configuration.maxAudioSeconds = maxAudioSeconds
         guard idleTimeoutS > 0 else { throw ValidationError("--idle-timeout-s must be above 0") }
         configuration.idleTimeoutSeconds = Int64(idleTimeoutS)

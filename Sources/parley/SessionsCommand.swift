@@ -118,7 +118,12 @@ struct SessionsCommand: AsyncParsableCommand {
         @Argument(help: "The session.") var id: String
         @Argument(help: "Only this segment.") var segment: UInt64?
         @Option(help: "Only this language's audio (es); empty = every language, in turn.") var language: String = ""
-        @Option(help: "Write the audio to this WAV file instead of playing it.") var to: String?
+        @Option(name: .shortAndLong, help: "Write the audio to this WAV file instead of playing it.") var output: String?
+        @Option(name: .customLong("to"), help: .hidden) var oldTo: String?
+
+        mutating func validate() throws {
+            if oldTo != nil { Deprecated.fold(oldTo, into: &output, "--to", "--output") }
+        }
 
         /// Whether `file` (from session.jsonl) names a file in the session's
         /// audio folder: relative, no `..`, and, links resolved, still there.
@@ -162,9 +167,9 @@ struct SessionsCommand: AsyncParsableCommand {
                 printError("playing \(languages.joined(separator: ", ")) in turn; --language picks one")
             }
             let files = chosen.map { session.url.appendingPathComponent($0).path }
-            if let to {
-                let (samples, rate) = try Self.join(files, into: to)
-                print("wrote \(counted(files.count, "utterance")), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(to)")
+            if let output {
+                let (samples, rate) = try Self.join(files, into: output)
+                print("wrote \(counted(files.count, "utterance")), \(String(format: "%.1f", Double(samples) / Double(rate))) s, to \(output)")
                 return
             }
             // Played from a private folder: the session's speech is not left where another user could read it.
@@ -185,7 +190,7 @@ struct SessionsCommand: AsyncParsableCommand {
                 }
             }
             if unheard {
-                printError("error: the audio could not be played: no sound device answered (--to FILE writes it to a WAV instead)")
+                printError("error: the audio could not be played: no sound device answered (-o FILE writes it to a WAV instead)")
                 throw ExitCode(ExitStatus.failed)
             }
         }
@@ -276,12 +281,12 @@ struct SessionsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete one session.")
         @OptionGroup var location: Location
         @Argument(help: "The session.") var id: String
-        @Flag(help: "Do not ask.") var yes = false
+        @Flag(name: .shortAndLong, help: "Do not ask.") var yes = false
 
         func run() throws {
             let session = try location.find(id)
             guard yes || confirm("Delete session \(session.url.lastPathComponent) (\(counted(session.records.count, "segment")))?") else {
-                printError("not deleted: answered no (--yes deletes without asking)")
+                printError("not deleted: answered no (-y deletes without asking)")
                 throw ExitCode(ExitStatus.failed)
             }
             try FileManager.default.removeItem(at: session.url)
@@ -292,7 +297,7 @@ struct SessionsCommand: AsyncParsableCommand {
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete every session.")
         @OptionGroup var location: Location
-        @Flag(help: "Do not ask.") var yes = false
+        @Flag(name: .shortAndLong, help: "Do not ask.") var yes = false
 
         func run() throws {
             let all = SessionFolder.all(in: location.root)

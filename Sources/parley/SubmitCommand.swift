@@ -17,14 +17,14 @@ struct SubmitCommand: ParsableCommand {
 
             Prints the batch id and one job id per input; follow them with `parley jobs watch BATCH`.
 
-            \(ExitStatus.table)
+            \(ExitStatus.brief)
             """)
 
     /// Inputs larger than this are refused: a job is a recording, not an archive.
     static let maxInputBytes = 1 << 30
 
     @Argument(help: "The .pipeline file, or the name of one that `parley list` shows.") var file: String
-    @Option(name: .customLong("set"), help: "Set a declared variable for every job: KEY=VALUE (repeatable).")
+    @Option(name: [.customLong("set"), .customShort("s")], help: "Set a declared variable for every job: KEY=VALUE (repeatable).")
     var assignments: [String] = []
     @Option(name: .customLong("input"), parsing: .upToNextOption, help: "The recordings, one job each.")
     var inputs: [String] = []

@@ -8,7 +8,7 @@ struct ValidateCommand: ParsableCommand {
         discussion: "Every file is checked and every mistake reported; the exit status is 2 if any file has one.")
 
     @Argument(help: "The .pipeline files, or names that `parley list` shows.") var files: [String]
-    @Option(name: .customLong("set"), help: "Set a declared variable: KEY=VALUE (repeatable), in every file that declares it.")
+    @Option(name: [.customLong("set"), .customShort("s")], help: "Set a declared variable: KEY=VALUE (repeatable), in every file that declares it.")
     var assignments: [String] = []
 
     func validate() throws {

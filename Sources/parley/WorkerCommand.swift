@@ -25,17 +25,19 @@ struct WorkerCommand: AsyncParsableCommand {
             base-url (an API key in this worker's environment goes only to its provider's own address). \
             --trust-pipelines lifts the check, for submitters trusted as this user.
 
-            \(ExitStatus.table)
+            \(ExitStatus.brief)
             """)
 
     @OptionGroup var nats: NatsOptions
     @Option(help: "Jobs run at once.") var concurrency = WorkerSettings.DEFAULT_CONCURRENCY
-    @Option(name: .customLong("ack-wait"), help: "Seconds without a sign of life before a job goes to another worker.")
+    @Option(name: .customLong("ack-wait-s"), help: "Seconds without a sign of life before a job goes to another worker.")
     var ackWait = Double(WorkerSettings.DEFAULT_ACK_WAIT.components.seconds)
+    @Option(name: .customLong("ack-wait"), help: .hidden) var oldAckWait: Double?
     @Option(name: .customLong("max-deliver"), help: "Deliveries of a job before it is recorded as failed.")
     var maxDeliver = WorkerSettings.DEFAULT_MAX_DELIVER
-    @Option(name: .customLong("retry-delay"), help: "Seconds before a failed attempt is delivered again.")
+    @Option(name: .customLong("retry-delay-s"), help: "Seconds before a failed attempt is delivered again.")
     var retryDelay = Double(WorkerSettings.DEFAULT_RETRY_DELAY.components.seconds)
+    @Option(name: .customLong("retry-delay"), help: .hidden) var oldRetryDelay: Double?
     @Flag(name: .customLong("trust-pipelines"),
           help: "Run every job's pipeline as it was sent: files anywhere this user may reach, the network, devices, any provider address. Without it a job's pipeline keeps to the job's folder, with no network or device and the providers' own addresses only, or fails.")
     var trustPipelines = false
@@ -45,11 +47,13 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("work-dir"), help: "Where jobs' inputs and sessions are written while they run, each job in a folder of its own removed when it ends (default: a private temporary folder, removed when the worker exits).")
     var workDir: String?
 
-    func validate() throws {
+    mutating func validate() throws {
+        Deprecated.fold(oldAckWait, into: &ackWait, "--ack-wait", "--ack-wait-s")
+        Deprecated.fold(oldRetryDelay, into: &retryDelay, "--retry-delay", "--retry-delay-s")
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency takes 1 to 64, got \(concurrency)") }
-        guard ackWait >= 1, ackWait <= 3600 else { throw ValidationError("--ack-wait takes 1 to 3600 seconds, got \(ackWait)") }
+        guard ackWait >= 1, ackWait <= 3600 else { throw ValidationError("--ack-wait-s takes 1 to 3600 seconds, got \(ackWait)") }
         guard (1...100).contains(maxDeliver) else { throw ValidationError("--max-deliver takes 1 to 100, got \(maxDeliver)") }
-        guard retryDelay >= 0, retryDelay <= 3600 else { throw ValidationError("--retry-delay takes 0 to 3600 seconds, got \(retryDelay)") }
+        guard retryDelay >= 0, retryDelay <= 3600 else { throw ValidationError("--retry-delay-s takes 0 to 3600 seconds, got \(retryDelay)") }
         guard jobDeadline >= 0, jobDeadline <= 7 * 86_400 else { throw ValidationError("--job-deadline-s takes 0 to 604800 seconds, got \(jobDeadline)") }
     }
 

@@ -96,7 +96,7 @@ import Testing
         #expect(ids == ["b-first", "a-second"], "\(list.stdout)")
         let declined = try await TestSupport.run(TestSupport.parleyExecutable, ["sessions", "delete", "a-second", "--dir", root], input: "n\n")
         #expect(declined.status == 1)
-        #expect(declined.stderr.contains("not deleted: answered no (--yes deletes without asking)"), "\(declined.stderr)")
+        #expect(declined.stderr.contains("not deleted: answered no (-y deletes without asking)"), "\(declined.stderr)")
         #expect(FileManager.default.fileExists(atPath: "\(root)/a-second"))
     }
 

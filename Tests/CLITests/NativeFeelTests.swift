@@ -79,11 +79,43 @@ import Testing
         #expect(help.status == 0)
         #expect(help.stdout.contains("Exit status"))
         #expect(help.stdout.contains("130  aborted"))
+        // A subcommand's help says the statuses in one line; the table is the root's alone.
         let runHelp = try await parley(["run", "--help"]).stdout
-        #expect(runHelp.contains("2    wrong input"))
+        #expect(runHelp.contains("2 wrong input") && !runHelp.contains("2    wrong input"), "\(runHelp)")
         // README's table is the same one.
         let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("| 2 | wrong input"), "README shows the table")
+    }
+
+    /// The common flags have short forms, every time in seconds says so in
+    /// its name, and what a command writes is -o/--output; the old spellings
+    /// still work and say what to write instead.
+    @Test func shortFormsAndOldSpellingsWork() async throws {
+        let benchHelp = try await parley(["bench", "run", "--help"]).stdout
+        for flag in ["-s, --set", "-o, --output", "-q, --quiet", "--gap-s"] {
+            #expect(benchHelp.contains(flag), "\(flag) in: \(benchHelp)")
+        }
+        #expect(!benchHelp.contains("--gap <"), "the old spelling is hidden")
+        let workerHelp = try await parley(["worker", "--help"]).stdout
+        #expect(workerHelp.contains("--ack-wait-s") && workerHelp.contains("--retry-delay-s"), "\(workerHelp)")
+        #expect(try await parley(["sessions", "delete", "--help"]).stdout.contains("-y, --yes"))
+        #expect(try await parley(["sessions", "play", "--help"]).stdout.contains("-o, --output"))
+        // -s sets a variable as --set does (validate checks it against the file's declarations).
+        let short = try await parley(["validate", "-s", "INPUT=/tmp/x.wav", "segment-file"])
+        #expect(short.status == 0, "\(short.stderr)")
+        let unknown = try await parley(["validate", "-s", "NOPE=1", "segment-file"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("--set NOPE"), "\(unknown.stderr)")
+        // An old spelling works, with a note.
+        let folder = scratch.appendingPathComponent("talk").path
+        let old = try await parley(["bench", "corpus", "talk", "--limit", "2", "--to", folder])
+        #expect(old.status == 0, "\(old.stderr)")
+        #expect(old.stderr.contains("note: --to is deprecated; write --output"), "\(old.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/manifest.jsonl"))
+        let new = try await parley(["bench", "corpus", "talk", "--limit", "2", "-o", folder + "2"])
+        #expect(new.status == 0 && !new.stderr.contains("deprecated"), "\(new.stderr)")
+        let gap = try await parley(["bench", "run", "x.pipeline", "--corpus", "c.jsonl", "--gap", "0.1"])
+        #expect(gap.stderr.contains("note: --gap is deprecated; write --gap-s") && gap.stderr.contains("--gap-s must be between 0.5 and 60"),
+                "\(gap.stderr)")
     }
 
     @Test func versionIsTheReleaseVersion() async throws {
