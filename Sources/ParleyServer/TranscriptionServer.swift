@@ -152,7 +152,8 @@ public enum TranscriptionServer {
         }
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeoutSeconds))),
+            server: .http1(configuration: .init(additionalChannelHandlers: HeaderDeadline.handlers(limitSeconds: configuration.requestTimeoutSeconds),
+                                                idleTimeout: .seconds(configuration.idleTimeoutSeconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "parley"),
             onServerRunning: { channel in onEvent(.listening(port: channel.localAddress?.port ?? configuration.port)) })

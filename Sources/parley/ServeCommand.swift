@@ -28,7 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
             The key clients must send comes from the environment variable PARLEY_SERVE_API_KEY, \
             --api-key-file, or --api-key (which other users can read in ps: prefer the others). \
             Requests are bounded: --max-request-bytes, --max-audio-s of decoded audio at 4-192 kHz, \
-            temperature 0-1, a language the engine knows; a connection idle for --idle-timeout-s is closed; a body declared over the size limit is refused from its header (413), one that takes over --request-timeout-s to arrive gets a 408, and past --max-requests at once a 503.
+            temperature 0-1, a language the engine knows; a connection idle for --idle-timeout-s is closed; a body declared over the size limit is refused from its header (413), a request whose head (from its first byte) or body takes over --request-timeout-s to arrive gets a 408, and past --max-requests at once a 503.
             """)
 
     @Option(help: "Address to bind; beyond loopback, --api-key is required.") var host = "127.0.0.1"
@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         Deprecated.fold(oldMaxAudioSeconds, into: &maxAudioSeconds, "--max-audio-seconds", "--max-audio-s")
     }
     @Option(help: "Close a connection that sends nothing for this many seconds.") var idleTimeoutS = 30
-    @Option(help: "Answer 408 to a request whose body takes longer than this many seconds to arrive (a byte now and then resets the idle timeout, not this).")
+    @Option(help: "Answer 408 to a request whose head (from its first byte) or body takes longer than this many seconds to arrive (a byte now and then resets the idle timeout, not this).")
     var requestTimeoutS = 120
     @Option(help: "Requests handled at once; more are answered 503 with Retry-After.") var maxRequests = 64
     @Option(help: "Largest request accepted, in bytes.") var maxRequestBytes = 25 * 1024 * 1024

@@ -524,6 +524,39 @@ extension ServeTests {
     }
 }
 
+extension ServeTests {
+    /// A head sent a byte every half second (each resetting the idle timeout)
+    /// is cut off with a 408 at the request timeout, as nginx's
+    /// client_header_timeout does; a connection kept alive between requests
+    /// is the idle timeout's, and a prompt request on it is answered.
+    @Test func aHeadThatTricklesInIsCutOffAndKeepAliveStillWorks() async throws {
+        let server = try await ServeProcess(["--engine", "pocketsphinx", "--idle-timeout-s", "30", "--request-timeout-s", "2"])
+        defer { server.stop() }
+        let slow = try openSocket(to: server)
+        defer { close(slow) }
+        transmit("GET /v1/models HTTP/1.1\r\nHost: x\r\n", on: slow)
+        let dripping = Task.detached {
+            for _ in 0..<40 {
+                try await Task.sleep(for: .milliseconds(500))
+                _ = "X-A: b\r\n".utf8CString.withUnsafeBufferPointer { Glibc.send(slow, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+        defer { dripping.cancel() }
+        let cutOff = await answer(on: slow)
+        #expect(cutOff.hasPrefix("HTTP/1.1 408"), "\(cutOff)")
+        #expect(await answer(on: slow).isEmpty, "closed after the 408")
+
+        // Two requests on one connection, 3 s apart (longer than the head's 2 s): both answered.
+        let kept = try openSocket(to: server)
+        defer { close(kept) }
+        transmit("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", on: kept)
+        #expect(await answer(on: kept).hasPrefix("HTTP/1.1 200"))
+        try await Task.sleep(for: .seconds(3))
+        transmit("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", on: kept)
+        #expect(await answer(on: kept).hasPrefix("HTTP/1.1 200"), "a kept-alive connection waits for its next request")
+    }
+}
+
 /// Reads the content of a chat completion event stream (for tests).
 struct ChatStreamReader {
     var text = ""
