@@ -101,7 +101,7 @@ let package = Package(
             dependencies: ["Parley", "GstKit", "ParleyCore", "VADSegmenter", "ParleyServer", "PocketSphinxEngine", "WhisperEngine", "ApertiumEngine"],
             path: "benchmarks/Harness"),
         // A seeded mutation fuzzer for the parsers users and providers feed (scripts/fuzz).
-        .executableTarget(name: "ParleyFuzz", dependencies: ["Parley", "ParleyCore", "ParleyJobs"], path: "Tools/Fuzz"),
+        .executableTarget(name: "ParleyFuzz", dependencies: ["Parley", "ParleyCore", "ParleyJobs", "ParleyServer", "AssistantEngine"], path: "Tools/Fuzz"),
         // A real HTTP server for the faults real providers will not produce on demand.
         // Test helpers: a scripted HTTP server for faults, subprocess runners, speech fixtures.
         .target(name: "ParleyTestSupport", dependencies: ["ParleyCore"], path: "Tests/ParleyTestSupport"),

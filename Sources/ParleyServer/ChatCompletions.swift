@@ -43,52 +43,6 @@ final class ChatCompletionsHandler: Sendable {
         for engine in engines.withLock({ Array($0.values) }) { engine.shutdown() }
     }
 
-    /// Language codes in the order a prompt names them ("English", "Spanish").
-    static func languages(in prompt: String) -> [String] {
-        let lowered = prompt.lowercased()
-        let found = LanguageNames.allNames.compactMap { name -> (String.Index, String)? in
-            guard let range = lowered.range(of: name) else { return nil }
-            return (range.lowerBound, LanguageNames.code(name))
-        }
-        return found.sorted { $0.0 < $1.0 }.map(\.1)
-    }
-
-    private struct Body: Decodable {
-        struct Message: Decodable {
-            var role: String
-            var content: String
-
-            enum CodingKeys: String, CodingKey { case role, content }
-            /// A content part; only text parts carry words to translate.
-            struct Part: Decodable { var type: String; var text: String? }
-
-            /// `content` is a string, or (as OpenAI takes it too) an array of
-            /// parts whose text parts are joined; null (an assistant's tool call) is empty.
-            init(from decoder: Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                role = try container.decode(String.self, forKey: .role)
-                if let text = try? container.decode(String.self, forKey: .content) {
-                    content = text
-                } else if let parts = try? container.decode([Part].self, forKey: .content) {
-                    content = parts.filter { $0.type == "text" }.compactMap(\.text).joined(separator: " ")
-                } else if try container.decodeNil(forKey: .content) {
-                    content = ""
-                } else {
-                    throw DecodingError.dataCorruptedError(forKey: .content, in: container,
-                                                           debugDescription: "content must be a string or an array of parts")
-                }
-            }
-        }
-        struct StreamOptions: Decodable { var include_usage: Bool? }
-        var model: String?
-        var messages: [Message]
-        var stream: Bool?
-        var stream_options: StreamOptions?
-    }
-
-    /// The longest text translated in one request (streamtranslator's own limit).
-    static let maxTextBytes = 16 * 1024
-
     func complete(_ request: Request) async -> Response {
         let data: ByteBuffer
         switch await RequestBody.collect(request, upTo: 1024 * 1024, within: configuration.requestTimeoutSeconds) {
@@ -96,28 +50,15 @@ final class ChatCompletionsHandler: Sendable {
         case .failure(.tooLarge): return TranscriptionHandler.error(.contentTooLarge, "The request is larger than 1 MiB.", type: "invalid_request_error")
         case .failure(.tooSlow): return TranscriptionHandler.tooSlow(configuration)
         }
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: data)) else {
-            return TranscriptionHandler.error(.badRequest, "The body must be JSON with a messages array of {role, content}.",
-                                              type: "invalid_request_error", param: "messages")
+        let chat: ChatRequest
+        do {
+            chat = try ChatRequest(json: Data(buffer: data))
+        } catch {
+            return TranscriptionHandler.error(.badRequest, error.message, type: "invalid_request_error", param: "messages")
         }
-        guard let text = body.messages.last(where: { $0.role == "user" })?.content else {
-            return TranscriptionHandler.error(.badRequest, "No user message to answer.", type: "invalid_request_error", param: "messages")
-        }
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            return TranscriptionHandler.error(.badRequest, "The last user message has no text to translate or answer.",
-                                              type: "invalid_request_error", param: "messages")
-        }
-        // As streamtranslator bounds a segment's text: one request must not hold the engine for minutes.
-        guard text.utf8.count <= Self.maxTextBytes else {
-            return TranscriptionHandler.error(.badRequest,
-                                              "The last user message is \(text.utf8.count) bytes; at most \(Self.maxTextBytes) are translated in one request.",
-                                              type: "invalid_request_error", param: "messages")
-        }
-        // "developer" is OpenAI's newer name for the system message.
-        let instructions = body.messages.first { $0.role == "system" || $0.role == "developer" }?.content ?? ""
-        let earlier = body.messages.filter { $0.role == "user" }.dropLast().map(\.content)
+        let text = chat.text
         let reply: (model: String, text: String)
-        switch await answer(text, task: Self.task(model: body.model, instructions: instructions), earlier: earlier) {
+        switch await answer(text, task: chat.task, earlier: chat.earlier) {
         case .success(let answered): reply = answered
         case .failure(let refusal): return refusal.response
         }
@@ -130,7 +71,7 @@ final class ChatCompletionsHandler: Sendable {
         let created = Int(Date().timeIntervalSince1970)
         let usage = ["prompt_tokens": text.split(separator: " ").count, "completion_tokens": content.split(separator: " ").count,
                      "total_tokens": text.split(separator: " ").count + content.split(separator: " ").count]
-        guard body.stream == true else {
+        guard chat.stream else {
             return TranscriptionHandler.json([
                 "id": id, "object": "chat.completion", "created": created, "model": model,
                 "choices": [["index": 0, "message": ["role": "assistant", "content": content], "finish_reason": "stop"]],
@@ -149,7 +90,7 @@ final class ChatCompletionsHandler: Sendable {
         events.append(chunk(["role": "assistant", "content": ""], finish: nil))
         for word in Self.words(content) { events.append(chunk(["content": word], finish: nil)) }
         events.append(chunk([:], finish: "stop"))
-        if body.stream_options?.include_usage == true {
+        if chat.includeUsage {
             let object: [String: Any] = ["id": id, "object": "chat.completion.chunk", "created": created, "model": model,
                                          "choices": [], "usage": usage]
             let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
@@ -164,33 +105,13 @@ final class ChatCompletionsHandler: Sendable {
                         })
     }
 
-    /// What a request asks of the server.
-    enum ChatTask: Equatable {
-        case translate(from: String, into: String)
-        /// Answered by the offline assistant, in this language.
-        case answer(in: String)
-    }
-
-    static let assistantModel = "parley-assistant"
-
-    /// The model named decides; otherwise the instructions do (see the top of this file).
-    static func task(model: String?, instructions: String) -> ChatTask {
-        let named = languages(in: instructions)
-        let lowered = instructions.lowercased()
-        let asksForTranslation = ["translat", "interpret"].contains { lowered.contains($0) } || named.count >= 2
-        let translate = model == assistantModel ? false : model.map { $0 == "apertium" || $0.hasPrefix("apertium-") } == true || asksForTranslation
-        guard translate else { return .answer(in: named.first ?? "en") }
-        // Two names: from the first into the second; one ("Translate into French"): into it, from English.
-        return named.count >= 2 ? .translate(from: named[0], into: named[1]) : .translate(from: "en", into: named.first ?? "es")
-    }
-
     /// A request refused with OpenAI's error envelope.
     struct Refusal: Error {
         let response: Response
     }
 
     /// The text translated or answered, with the name of the engine that did it.
-    func answer(_ text: String, task: ChatTask, earlier: [String]) async -> Result<(model: String, text: String), Refusal> {
+    func answer(_ text: String, task: ChatRequest.Task, earlier: [String]) async -> Result<(model: String, text: String), Refusal> {
         switch task {
         case .translate(let source, let target):
             // "From English to English": the text as it is, not a round trip through another language.
@@ -207,9 +128,9 @@ final class ChatCompletionsHandler: Sendable {
                 .answer(text, previous: earlier)
             guard !LanguageTag.isSameLanguage(language, "en"),
                   let route = ApertiumTranslator.mode(from: "en", to: language, installed: ApertiumTranslator.installedModes()) else {
-                return .success((Self.assistantModel, english))
+                return .success((ChatRequest.assistantModel, english))
             }
-            return await translated(english, route: route).map { ("\(Self.assistantModel)+apertium-\(route)", $0) }
+            return await translated(english, route: route).map { ("\(ChatRequest.assistantModel)+apertium-\(route)", $0) }
         }
     }
 

@@ -219,7 +219,7 @@ struct TranscriptionHandler: Sendable {
     /// The names chat completions and speech are usually asked for: both
     /// take any name (apertium and espeak-ng answer every one), so these are
     /// what an OpenAI client lists, not a limit.
-    static let chatModelNames = ["gpt-4o-mini", "gpt-4o", "apertium", ChatCompletionsHandler.assistantModel]
+    static let chatModelNames = ["gpt-4o-mini", "gpt-4o", "apertium", ChatRequest.assistantModel]
     static let speechModelNames = ["tts-1", "tts-1-hd", "gpt-4o-mini-tts", "espeak-ng"]
 
     /// GET /v1/models: every model the routes answer for, speech to text first.

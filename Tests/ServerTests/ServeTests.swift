@@ -2,7 +2,7 @@ import Foundation
 import Parley
 import ParleyCore
 import ParleyTestSupport
-@testable import ParleyServer
+import ParleyServer
 import Testing
 
 /// `parley serve` as a real server on loopback, and cloudstt talking to it.
@@ -240,7 +240,7 @@ extension ServeChatTests {
     }
 
     @Test func whatARequestAsksIsDecidedByTheModelThenThePrompt() {
-        typealias Handler = ChatCompletionsHandler
+        typealias Handler = ChatRequest
         #expect(Handler.task(model: "gpt-4o-mini", instructions: "") == .answer(in: "en"))
         #expect(Handler.task(model: nil, instructions: "You are a helpful assistant.") == .answer(in: "en"))
         #expect(Handler.task(model: nil, instructions: "Reply in French.") == .answer(in: "fr"))

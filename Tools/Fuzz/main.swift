@@ -15,6 +15,8 @@ import Foundation
 import Parley
 import ParleyCore
 import ParleyJobs
+import ParleyServer
+import AssistantEngine
 
 /// What a target does with one input.
 struct Target {
@@ -48,6 +50,13 @@ let targets: [Target] = [
     },
     // A line of a session log, as parley sessions reads it.
     Target(name: "session-log") { data in _ = try? JSONDecoder().decode(ParleyCore.SegmentRecord.self, from: data) },
+    // A parley serve chat request: the body checked, what it asks decided,
+    // and the offline assistant's answer to its text (its sums, its sentences).
+    Target(name: "chat") { data in
+        guard let request = try? ChatRequest(json: data) else { return }
+        _ = request.task
+        _ = LocalAssistant().answer(request.text, previous: request.earlier)
+    },
     // A job message, as a worker reads it off the queue.
     Target(name: "job") { data in _ = try? JSONDecoder().decode(JobSpec.self, from: data) },
 ]
