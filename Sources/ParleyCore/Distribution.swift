@@ -14,6 +14,12 @@ public struct Distribution: Sendable, Equatable, Codable {
     public var p99: Double
     public var max: Double
 
+    /// Kebab-case, as every key of a bench report.
+    enum CodingKeys: String, CodingKey {
+        case n, min, mean, p50, p90, p95, p99, max
+        case standardDeviation = "standard-deviation"
+    }
+
     /// nil for no values: a figure nobody measured has no summary, not zeros.
     public init?(_ values: [Double]) {
         let sorted = values.filter(\.isFinite).sorted()

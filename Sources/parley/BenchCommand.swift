@@ -43,7 +43,7 @@ struct BenchCompareCommand: ParsableCommand {
             throw ValidationError("\(file): no such report (give report.json or the folder parley bench --output wrote)")
         }
         do {
-            return try JSONDecoder().decode(BenchReport.self, from: data)
+            return try BenchReport.read(data)
         } catch {
             throw ValidationError("\(file): not a parley bench report.json (\(error))")
         }

@@ -52,7 +52,7 @@ import Testing
         // Every segment the VAD cut is accounted for, and each reference end was measured.
         let segments = try #require(summary["segments"] as? [String: Any])
         let produced = try #require(segments["produced"] as? Int)
-        let byStatus = try #require(segments["byStatus"] as? [String: Int])
+        let byStatus = try #require(segments["by-status"] as? [String: Int])
         #expect(produced >= 2 && byStatus.values.reduce(0, +) == produced && byStatus["unaccounted"] == nil, "\(segments)")
         let references = try #require(summary["references"] as? [String: Any])
         #expect(references["utterances"] as? Int == 4 && references["measured"] as? Int == 4, "\(references)")
@@ -93,11 +93,11 @@ import Testing
 
         // Quality against the prompts' transcripts and their Spanish texts.
         let quality = try #require(summary["quality"] as? [String: Any])
-        #expect((quality["wordErrorRate"] as? Double ?? 1) < 0.25, "\(quality)")
-        #expect(((quality["chrF"] as? [String: Double])?["es"] ?? 0) > 20, "\(quality)")
+        #expect((quality["word-error-rate"] as? Double ?? 1) < 0.25, "\(quality)")
+        #expect(((quality["chrf"] as? [String: Double])?["es"] ?? 0) > 20, "\(quality)")
         #expect((quality["vadF1"] as? Double ?? 0) > 0.8, "\(quality)")
         // False alarms say how many frames they are a share of: the recordings' own silences.
-        let nonSpeech = try #require(quality["vadNonSpeechFrames"] as? Int)
+        let nonSpeech = try #require(quality["vad-non-speech-frames"] as? Int)
         #expect(nonSpeech > 0)
         let markdown = try String(contentsOfFile: "\(output)/report.md", encoding: .utf8)
         #expect(markdown.contains("% of the \(nonSpeech) non-speech frames inside the recordings"))
@@ -166,18 +166,18 @@ import Testing
         // The local chain speculates: the report counts what was started and what was thrown away,
         // and what the run cost in CPU per second of source.
         let segments = try #require(summary["segments"] as? [String: Any])
-        #expect(segments["speculated"] as? Int ?? 0 >= 1 && segments["speculativeRequests"] as? Int ?? 0 >= 1, "\(segments)")
+        #expect(segments["speculated"] as? Int ?? 0 >= 1 && segments["speculative-requests"] as? Int ?? 0 >= 1, "\(segments)")
         #expect(markdown.contains("transcribed at a likely end"), "\(markdown)")
         // How it was made: version, host, the command as run.
         let metadata = try #require(summary["metadata"] as? [String: Any])
-        #expect(metadata["parleyVersion"] as? String == Release.version && (metadata["cores"] as? Int ?? 0) >= 1, "\(metadata)")
+        #expect(metadata["parley-version"] as? String == Release.version && (metadata["cores"] as? Int ?? 0) >= 1, "\(metadata)")
         #expect((metadata["command"] as? String)?.hasPrefix("parley bench ") == true && (metadata["command"] as? String)?.contains("--gap 12") == true,
                 "\(metadata)")
         #expect(markdown.contains("Parley \(Release.version)"))
         let run = try #require(runs.first)
-        let cpu = (run["cpuSeconds"] as? Double ?? 0) + (run["workerCPUSeconds"] as? Double ?? 0)
-        let stream = try #require(run["streamSeconds"] as? Double)
-        #expect(abs((run["cpuPerStreamSecond"] as? Double ?? -1) - cpu / stream) < 1e-9 && cpu > 0, "\(run)")
+        let cpu = (run["cpu-seconds"] as? Double ?? 0) + (run["worker-cpu-seconds"] as? Double ?? 0)
+        let stream = try #require(run["stream-seconds"] as? Double)
+        #expect(abs((run["cpu-per-stream-second"] as? Double ?? -1) - cpu / stream) < 1e-9 && cpu > 0, "\(run)")
         // live-translate records sessions: the run's is kept beside the report.
         #expect(FileManager.default.fileExists(atPath: "\(output)/sessions/run-1/session.jsonl"))
     }

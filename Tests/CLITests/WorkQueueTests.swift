@@ -234,7 +234,7 @@ struct WorkQueueTests {
         let runs = try #require(report["runs"] as? [[String: Any]])
         #expect(runs.count == 1 && runs[0]["recordings"] as? Int == 5, "\(runs)\n\(bench.stderr)")
         let quality = try #require(report["quality"] as? [String: Any])
-        #expect((quality["wordErrorRate"] as? Double ?? 1) < 0.35, "\(quality)")
+        #expect((quality["word-error-rate"] as? Double ?? 1) < 0.35, "\(quality)")
         // Every measured recording's segments are in the merged records, from both shards.
         let manifest = try String(contentsOfFile: "\(corpus)/manifest.jsonl", encoding: .utf8).split(separator: "\n")
         let ids = try manifest.map { line in

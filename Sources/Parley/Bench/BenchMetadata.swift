@@ -16,6 +16,11 @@ public struct BenchMetadata: Sendable, Codable, Equatable {
     /// secret, and anything shaped like a key, are `[redacted]`.
     public var command: String
 
+    enum CodingKeys: String, CodingKey {
+        case commit, cores, date, command
+        case parleyVersion = "parley-version", hostCPU = "host-cpu"
+    }
+
     public init(parleyVersion: String, commit: String?, hostCPU: String, cores: Int, date: String, command: String) {
         self.parleyVersion = parleyVersion
         self.commit = commit

@@ -25,6 +25,14 @@ public struct BenchReport: Sendable, Codable {
         public var interrupted: Bool
         public var failure: String?
 
+        // report.json's keys are kebab-case, as the figures' are.
+        enum CodingKeys: String, CodingKey {
+            case run, speed, recordings, interrupted, failure
+            case audioSeconds = "audio-seconds", streamSeconds = "stream-seconds", wallSeconds = "wall-seconds"
+            case cpuSeconds = "cpu-seconds", workerCPUSeconds = "worker-cpu-seconds", peakRSSMegabytes = "peak-rss-megabytes"
+            case workerPeakRSSMegabytes = "worker-peak-rss-megabytes", cpuPerStreamSecond = "cpu-per-stream-second"
+        }
+
         public init(run: Int, audioSeconds: Double, streamSeconds: Double, wallSeconds: Double, speed: Double, cpuSeconds: Double,
                     workerCPUSeconds: Double, peakRSSMegabytes: Double, workerPeakRSSMegabytes: Double,
                     recordings: Int, interrupted: Bool, failure: String?) {
@@ -53,6 +61,11 @@ public struct BenchReport: Sendable, Codable {
         public var speculated = 0
         public var speculativeRequests = 0
         public var speculationsUsed = 0
+
+        enum CodingKeys: String, CodingKey {
+            case produced, speculated
+            case byStatus = "by-status", speculativeRequests = "speculative-requests", speculationsUsed = "speculations-used"
+        }
 
         public init() {}
 
@@ -83,6 +96,12 @@ public struct BenchReport: Sendable, Codable {
         public var vadFalseAlarmRate: Double?
         /// The non-speech frames scored: those inside the recordings (the bench's gaps between them are not).
         public var vadNonSpeechFrames: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case wordErrorRate = "word-error-rate", referenceWords = "reference-words", chrF = "chrf"
+            case vadPrecision = "vad-precision", vadRecall = "vad-recall", vadF1 = "vad-f1"
+            case vadFalseAlarmRate = "vad-false-alarm-rate", vadNonSpeechFrames = "vad-non-speech-frames"
+        }
     }
 
     /// How the report was made (version, commit, host, date, command).
@@ -158,6 +177,46 @@ public struct BenchReport: Sendable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self) + "\n"
+    }
+
+    /// A report.json, this version's (kebab-case keys) or an earlier one's
+    /// (camelCase beside the kebab-case figures): each key is read as
+    /// kebab-case, which leaves the figures, statuses and language tags as
+    /// they are.
+    public static func read(_ data: Data) throws -> BenchReport {
+        let tree = try JSONSerialization.jsonObject(with: data)
+        let current = try JSONSerialization.data(withJSONObject: kebabKeys(tree))
+        return try JSONDecoder().decode(BenchReport.self, from: current)
+    }
+
+    static func kebabKeys(_ value: Any) -> Any {
+        if let object = value as? [String: Any] {
+            return Dictionary(object.map { (kebab($0.key), kebabKeys($0.value)) }, uniquingKeysWith: { first, _ in first })
+        }
+        if let array = value as? [Any] { return array.map(kebabKeys) }
+        return value
+    }
+
+    /// "wordErrorRate" → "word-error-rate", "workerCPUSeconds" →
+    /// "worker-cpu-seconds", "vadF1" → "vad-f1", "chrF" → "chrf" (the metric's
+    /// name); a key with no camel hump — kebab-case already
+    /// ("eos-detection-ms"), a status, a language tag ("es-ES") — is left alone.
+    static func kebab(_ key: String) -> String {
+        if key == "chrF" { return "chrf" }
+        let characters = Array(key)
+        let humped = zip(characters, characters.dropFirst()).contains { ($0.isLowercase || $0.isNumber) && $1.isUppercase }
+        guard humped else { return key }
+        var out = ""
+        for (index, character) in characters.enumerated() {
+            let previous = index > 0 ? characters[index - 1] : nil
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            // A word starts at a hump (vadF1) or at an acronym's last capital before lower case (CPUSeconds).
+            let startsWord = character.isUppercase && previous.map { $0.isLowercase || $0.isNumber
+                || ($0.isUppercase && next?.isLowercase == true) } == true
+            if startsWord { out += "-" }
+            out += character.lowercased()
+        }
+        return out
     }
 
     public var markdown: String {
