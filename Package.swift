@@ -127,7 +127,7 @@ let package = Package(
         // The embedding API and what spans elements: pipeline files, errors, docs, bench, plugin loading.
         .testTarget(
             name: "ParleyTests",
-            dependencies: ["EspeakEngine", "WhisperEngine", "VADSegmenter"] + pipelineTestDependencies,
+            dependencies: ["GstParley", "EspeakEngine", "WhisperEngine", "VADSegmenter"] + pipelineTestDependencies,
             path: "Tests/ParleyTests"),
     ] + elementTargets.map {
         .target(name: $0, dependencies: ["GstKit", "ParleySpeech", "ParleyCore"] + (providers[$0] ?? []), path: "plugins/\($0)")
