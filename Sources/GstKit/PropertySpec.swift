@@ -39,6 +39,9 @@ public struct PropertySpec: Sendable {
         case string(default: String?)
         /// `typeName` is the GType name of the enum, e.g. "GstParleyQueuePolicy".
         case enumeration(typeName: String, values: [EnumValue], default: Int)
+        /// A GstStructure, read-only: a snapshot of figures (`stats`, as
+        /// queue2 and rtpjitterbuffer have); its default is NULL.
+        case structure
     }
 
     public let name: String
@@ -72,6 +75,7 @@ public struct PropertySpec: Sendable {
         case .double(let d, _): .double(d)
         case .string(let d): .string(d)
         case .enumeration(_, _, let d): .enumeration(d)
+        case .structure: .structure(nil)
         }
     }
 
@@ -97,6 +101,8 @@ public struct PropertySpec: Sendable {
             return g_param_spec_string(name, nick, blurb, d.map { permanentCString($0) }, flags)
         case .enumeration(let typeName, let values, let d):
             return g_param_spec_enum(name, nick, blurb, Self.enumType(typeName, values), gint(d), flags)
+        case .structure:
+            return g_param_spec_boxed(name, nick, blurb, gst_structure_get_type(), flags)
         }
     }
 

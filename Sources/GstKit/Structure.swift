@@ -52,6 +52,7 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
             case .uint64: g_value_init(&value, parley_type_uint64())
             case .double: g_value_init(&value, parley_type_double())
             case .string: g_value_init(&value, parley_type_string())
+            case .structure: g_value_init(&value, gst_structure_get_type())
             }
             GValueIO.write(field.value, to: &value)
             gst_structure_take_value(structure, field.name, &value)

@@ -17,6 +17,7 @@ public struct StructureDoc: Sendable {
         case uint64 = "guint64"
         case double
         case string
+        case structure = "GstStructure"
     }
 
     public struct Field: Sendable {

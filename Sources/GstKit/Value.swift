@@ -10,6 +10,8 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
     case string(String?)
     /// An enum property's integer value.
     case enumeration(Int)
+    /// A GstStructure: a read-only `stats` snapshot (as queue2's); nil is NULL.
+    indirect case structure(Structure?)
 
     public var bool: Bool { if case .bool(let v) = self { v } else { false } }
     public var int: Int {
@@ -18,7 +20,7 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
         case .uint64(let v): Int(clamping: v)
         case .double(let v): Int(v)
         case .bool(let v): v ? 1 : 0
-        case .string: 0
+        case .string, .structure: 0
         }
     }
     public var uint64: UInt64 { if case .uint64(let v) = self { v } else { UInt64(clamping: int) } }
@@ -30,6 +32,7 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
         }
     }
     public var string: String? { if case .string(let v) = self { v } else { nil } }
+    public var structure: Structure? { if case .structure(let v) = self { v } else { nil } }
 
     public var description: String {
         switch self {
@@ -38,6 +41,7 @@ public enum PropertyValue: Sendable, Equatable, CustomStringConvertible {
         case .uint64(let v): "\(v)"
         case .double(let v): "\(v)"
         case .string(let v): v.map { "\"\($0)\"" } ?? "NULL"
+        case .structure(let v): v.map(\.description) ?? "NULL"
         }
     }
 }
@@ -54,6 +58,8 @@ enum GValueIO {
         case parley_type_uint64(): return .uint64(UInt64(g_value_get_uint64(value)))
         case parley_type_double(): return .double(g_value_get_double(value))
         case parley_type_string(): return .string(g_value_get_string(value).map { String(cString: $0) })
+        case gst_structure_get_type():
+            return .structure(g_value_get_boxed(value).map { Structure(borrowing: $0.assumingMemoryBound(to: GstStructure.self)) })
         default:
             if parley_value_holds_enum(value) != 0 { return .enumeration(Int(g_value_get_enum(value))) }
             return nil
@@ -75,6 +81,7 @@ enum GValueIO {
             }
         case .uint64(let v): g_value_set_uint64(value, guint64(v))
         case .double(let v): g_value_set_double(value, v)
+        case .structure(let v): g_value_take_boxed(value, v?.makeGstStructure())
         case .string(let v):
             // A C string ends at its first NUL: one inside a Swift string (a
             // provider's text) would silently cut the rest, so it becomes U+FFFD.

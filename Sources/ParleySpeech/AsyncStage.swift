@@ -278,11 +278,32 @@ public final class AsyncStage: @unchecked Sendable {
     /// result counters; nil for the element's own properties.
     public func commonProperty(_ name: String, queue: Queue.Configuration, counters: ResultCounters) -> PropertyValue? {
         if name == "latency" { return latencyProperty }
+        if name == "stats" { return .structure(stats(counters)) }
         return statisticsProperty(name) ?? QueueProperties.property(name, of: queue) ?? counters.property(name)
     }
 
     /// The `latency` property, for elements that have no queue properties.
     public var latencyProperty: PropertyValue { .int(latencyMs.withLock { $0 }) }
+
+    /// `stats`: every read-only figure in one structure, read at one moment,
+    /// as queue2's and rtpjitterbuffer's `stats` are (what tools poll; the
+    /// figures stay properties of their own too).
+    public static let statsSpec = PropertySpec(
+        "stats", nick: "Statistics",
+        blurb: "A snapshot of the figures, as one application/x-parley-stats structure: results-final, results-skipped, results-failed (guint64), queue-depth, max-queue-depth (gint64), queue-wait-ms, blocked-ms (gdouble)",
+        .structure, flags: .readOnly)
+
+    /// The figures `statsSpec` lists, read now.
+    public func stats(_ counters: ResultCounters) -> Structure {
+        var fields: [(String, PropertyValue)] = []
+        for name in ["results-final", "results-skipped", "results-failed"] {
+            if let value = counters.property(name) { fields.append((name, value)) }
+        }
+        for name in ["queue-depth", "max-queue-depth", "queue-wait-ms", "blocked-ms"] {
+            if let value = statisticsProperty(name) { fields.append((name, value)) }
+        }
+        return Structure("application/x-parley-stats", fields)
+    }
 
     /// Reads one of `QueueProperties`' read-only figures.
     public func statisticsProperty(_ name: String) -> PropertyValue? {

@@ -88,7 +88,8 @@ extension ProviderSettings {
     public static func stageSpecs(final: String, skipped: String, failed: String, defaultMaxInFlight: Int,
                                   defaultLatencyMs: Int) -> [PropertySpec] {
         ResultCounters.specs(final: final, skipped: skipped, failed: failed)
-            + QueueProperties.specs(defaultMaxInFlight: defaultMaxInFlight) + [QueueProperties.latencySpec(defaultMs: defaultLatencyMs)]
+            + QueueProperties.specs(defaultMaxInFlight: defaultMaxInFlight) + [QueueProperties.latencySpec(defaultMs: defaultLatencyMs),
+                                                                               AsyncStage.statsSpec]
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GstKit
 import Parley
 import ParleyCore
 import ParleyTestSupport
@@ -213,13 +214,13 @@ import Testing
     let scratch = TestSupport.temporaryFolder()
 
     func run(_ server: ScriptedHTTPServer, _ options: String) async throws
-        -> (results: [TextResult], warnings: [String], pipeline: Pipeline, figures: [String: Double]) {
+        -> (results: [TextResult], warnings: [String], pipeline: Pipeline, figures: [String: Double], stats: Structure?) {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let pipeline = try Pipeline(launch: """
             filesrc location=\(recording.path) ! wavparse ! vadsegmenter
             ! cloudstt name=stt provider=compatible base-url=\(server.url)/v1 \(options) ! fakesink
             """)
-        var results: [TextResult] = [], warnings: [String] = [], figures: [String: Double] = [:]
+        var results: [TextResult] = [], warnings: [String] = [], figures: [String: Double] = [:], stats: Structure?
         try await pipeline.run { event in
             if case .transcript(let result) = event { results.append(result) }
             if case .warning(_, let message, _) = event { warnings.append(message) }
@@ -227,9 +228,10 @@ import Testing
                 for name in ["blocked-ms", "results-final", "results-skipped", "results-failed"] {
                     figures[name] = (try? pipeline.get(name, of: "stt").double) ?? -1
                 }
+                stats = try? pipeline.get("stats", of: "stt").structure
             }
         }
-        return (results, warnings, pipeline, figures)
+        return (results, warnings, pipeline, figures, stats)
     }
 
     func reply(_ text: String, delayMs: Int = 0) -> ScriptedHTTPServer.Reply {
@@ -241,7 +243,7 @@ import Testing
         // even on a loaded machine.
         let server = try ScriptedHTTPServer([reply("slow", delayMs: 2000)])
         defer { server.stop() }
-        let (results, warnings, _, figures) = try await run(server, "max-in-flight=1 max-pending=0 queue-policy=block")
+        let (results, warnings, _, figures, _) = try await run(server, "max-in-flight=1 max-pending=0 queue-policy=block")
         #expect(results.map(\.status) == [.final, .final, .final])
         #expect(warnings.isEmpty)
         #expect((figures["blocked-ms"] ?? 0) > 100, "the streaming thread waited for the slow server")
@@ -252,11 +254,16 @@ import Testing
         // first is in flight, even with the whole suite loading the machine.
         let server = try ScriptedHTTPServer([reply("slow", delayMs: 5000)])
         defer { server.stop() }
-        let (results, warnings, _, figures) = try await run(server, "max-in-flight=1 max-pending=1 queue-policy=drop-oldest")
+        let (results, warnings, _, figures, stats) = try await run(server, "max-in-flight=1 max-pending=1 queue-policy=drop-oldest")
         #expect(results.map(\.segmentID) == [0, 1, 2], "every segment leaves, in order")
         #expect(results.map(\.status) == [.final, .skipped, .final])
         #expect(warnings.count == 1 && warnings[0].contains("drop-oldest"))
         #expect(figures["results-final"] == 2 && figures["results-skipped"] == 1)
+        // The same figures as one `stats` structure, as tools read queue2's.
+        #expect(stats?.name == "application/x-parley-stats")
+        #expect(stats?["results-final"] == .uint64(2) && stats?["results-skipped"] == .uint64(1) && stats?["results-failed"] == .uint64(0),
+                "\(String(describing: stats))")
+        #expect((stats?["max-queue-depth"]?.int ?? 0) >= 2 && stats?["queue-wait-ms"]?.double != nil, "\(String(describing: stats))")
     }
 
     @Test func timeoutsAndResetsFailTheSegmentWithTheAttemptCount() async throws {

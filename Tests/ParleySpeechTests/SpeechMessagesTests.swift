@@ -14,6 +14,7 @@ import Testing
         case .uint64: .uint64
         case .double: .double
         case .string: .string
+        case .structure: .structure
         }
     }
 
