@@ -8,4 +8,9 @@ enum Deprecated {
         printError("note: \(oldName) is deprecated; write \(newName)")
         new = old
     }
+
+    /// The same for an option that has no default (nil until given).
+    static func fold<T>(_ old: T?, into new: inout T?, _ oldName: String, _ newName: String) {
+        fold(old.map(Optional.some), into: &new, oldName, newName)
+    }
 }

@@ -122,7 +122,7 @@ struct SessionsCommand: AsyncParsableCommand {
         @Option(name: .customLong("to"), help: .hidden) var oldTo: String?
 
         mutating func validate() throws {
-            if oldTo != nil { Deprecated.fold(oldTo, into: &output, "--to", "--output") }
+            Deprecated.fold(oldTo, into: &output, "--to", "--output")
         }
 
         /// Whether `file` (from session.jsonl) names a file in the session's
