@@ -51,9 +51,13 @@ import Testing
     /// is that transcription: the same text, in order, one per segment.
     @Test func aLikelyEndStartsTheTranscriptionAndItsResultIsTheFinal() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
-        let pipeline = "filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt"
+        // Live, as a microphone delivers it: speculation is for a speaker's real silence.
+        let pipeline = "recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt"
         let (early, earlyEvents) = try await transcripts(pipeline + " ! fakesink")
         let (late, lateEvents) = try await transcripts(pipeline + " speculate=never ! fakesink")
+        // Read from a file it is not live: nothing to wait for, nothing speculated.
+        let (_, fileEvents) = try await transcripts("filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt speculate=always ! fakesink")
+        #expect(speculation(in: fileEvents).allSatisfy { $0.requests == 0 }, "a file pipeline speculates nothing")
         #expect(early.map(\.segmentID) == [0, 1, 2])
         #expect(early.allSatisfy { $0.status == .final }, "nothing speculative leaves: finals only")
         // The speculation heard 300 ms less of the closing silence, and
@@ -76,7 +80,7 @@ import Testing
     @Test func speechAfterALikelyEndWithdrawsTheSpeculationAndTheFinalHearsItAll() async throws {
         let recording = try SpeechFixtures.threeUtterances(gap: 0.2, in: scratch)
         let (results, events) = try await transcripts("""
-            filesrc location=\(recording.path) ! wavparse ! vadsegmenter ! cloudstt ! fakesink
+            recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt ! fakesink
             """)
         #expect(results.count == 1, "\(results.map(\.text))")
         let text = results.first?.text.lowercased() ?? ""

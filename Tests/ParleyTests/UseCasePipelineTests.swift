@@ -184,7 +184,7 @@ import Testing
     @Test func liveTranslateSpeaksEachUtteranceWithTheMicrophoneAndSpeakersReplaced() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let spoken = scratch.appendingPathComponent("speakers.wav"), session = scratch.appendingPathComponent("live")
-        let result = try await runLive("live-translate", source: "filesrc location=\"\(recording.path)\" ! wavparse",
+        let result = try await runLive("live-translate", source: "recordingsrc location=\"\(recording.path)\"",
                                        spoken: spoken, session: session)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")

@@ -15,7 +15,11 @@
 // stream: partial results (status partial, the text so far) precede each
 // final. With its src pad unlinked the element ends the pipeline itself.
 //
-// Speculation (`speculate`, default auto: with provider=local only): when
+// Speculation (`speculate`, default auto: with provider=local only; in a
+// live pipeline only, whatever the setting: read from a file, the audio
+// comes faster than it was spoken, so there is no silence to wait for, and
+// transcriptions started on every likely end at once would only flood the
+// engine, past its queue): when
 // vadsegmenter says a segment's end is likely (`parley/speech-likely-end`,
 // after likely-end-ms of silence), the segment as heard so far is
 // transcribed at once, off the ordered queue; when the silence confirms the
@@ -160,7 +164,7 @@ public final class CloudSTTElement: ProviderElement {
         PropertySpec("local-threads", nick: "Local threads", blurb: "CPU threads of the Whisper worker; 0 = all cores",
                      .int(default: DEFAULT_LOCAL_THREADS, range: 0...64)),
         PropertySpec("speculate", nick: "Speculate",
-                     blurb: "Start transcribing a segment at vadsegmenter's likely end (parley/speech-likely-end), before the silence confirms it, and use that transcription if the speaker does not go on; never emitted early, one final per segment in order. Costs a request per withdrawn likely end (paid providers: opt in with always)",
+                     blurb: "Start transcribing a segment at vadsegmenter's likely end (parley/speech-likely-end), before the silence confirms it, and use that transcription if the speaker does not go on; never emitted early, one final per segment in order. Only in a live pipeline (a file has no silence to wait for). Costs a request per withdrawn likely end (paid providers: opt in with always)",
                      .enumeration(typeName: "GstParleySTTSpeculation", values: STTSpeculation.values, default: DEFAULT_SPECULATE.rawValue)),
         PropertySpec("language", nick: "Language",
                      blurb: "BCP-47 tag of the speech (en, en-US, pt-BR, zh-Hans): providers and engines are sent its language subtag (google: the whole tag, a region added: en → en-US), results carry the tag; empty = let Whisper detect it (pocketsphinx knows en only; google needs one)",
@@ -206,6 +210,8 @@ public final class CloudSTTElement: ProviderElement {
     let previousTranscript = Mutex("")
     /// Transcriptions started on likely ends.
     let speculations = Speculations()
+    /// Whether upstream is live, asked once a run (at its first likely end).
+    let liveUpstream = Mutex<Bool?>(nil)
 
     public init(element: ElementHandle) {
         self.element = element
@@ -284,6 +290,7 @@ public final class CloudSTTElement: ProviderElement {
         previousTranscript.withLock { $0 = "" }
         segments.withLock { $0 = SegmentCollector() }
         speculations.cancelAll()
+        liveUpstream.withLock { $0 = nil }
     }
 
     public func stop() { speculations.cancelAll() }

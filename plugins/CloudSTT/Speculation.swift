@@ -10,8 +10,8 @@ public enum STTSpeculation: Int, Sendable, CaseIterable {
     case auto = 0, always = 1, never = 2
 
     static let values = [
-        EnumValue(auto.rawValue, "auto", "With provider=local only: it costs nothing but CPU"),
-        EnumValue(always.rawValue, "always", "With any provider: a segment whose speaker goes on after the likely end costs a request that is thrown away"),
+        EnumValue(auto.rawValue, "auto", "With provider=local only (it costs nothing but CPU), in a live pipeline"),
+        EnumValue(always.rawValue, "always", "With any provider, in a live pipeline: a segment whose speaker goes on after the likely end costs a request that is thrown away"),
         EnumValue(never.rawValue, "never", "Only once the segment has ended"),
     ]
 

@@ -66,12 +66,22 @@ extension CloudSTTElement {
     /// did not go on. Partials are not shown for it: nothing speculative is emitted.
     func speculate(on heard: SpeechSegment) {
         let current = settings.withLock { $0 }
-        guard current.speculate.applies(to: current.providers.provider),
+        guard current.speculate.applies(to: current.providers.provider), isLiveUpstream(),
               Self.refusal(of: heard, settings: current) == nil,
               let transcribers = transcribers.withLock({ $0 }) else { return }
         speculations.start(heard.id) { [self] in
             await transcribe(heard, settings: current, transcribers: transcribers, onPartial: nil)
         }
+    }
+
+    /// Whether the audio comes from a live source (a microphone, a paced
+    /// recording), asked upstream once a run: speculation saves a live
+    /// speaker's silence, and a file has none to save.
+    func isLiveUpstream() -> Bool {
+        if let known = liveUpstream.withLock({ $0 }) { return known }
+        let live = element.sinkPad?.peerLatency()?.live ?? false
+        liveUpstream.withLock { $0 = live }
+        return live
     }
 
     /// The segment's result with what speculation did for it, in the stt
