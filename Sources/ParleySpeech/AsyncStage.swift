@@ -326,6 +326,7 @@ public final class AsyncStage: @unchecked Sendable {
             case .completed(_, let output, _), .skipped(_, _, let output), .partial(_, let output):
                 deliver(output)
             case .event(let event):
+                log.debug("event out: \(event.typeName)", object: element)
                 guard let pad = element.srcPad else { continue }
                 if event.isEOS && !pad.isLinked {
                     element.postEOS()

@@ -95,6 +95,7 @@ final class AsyncTransformDriver<Transform: AsyncTransform>: ElementDriver {
 
     func event(pad: Pad, event: Event) -> Bool {
         guard pad.isSink else { return pad.forwardDefault(event, parent: element) }
+        log.debug("event in: \(event.typeName)", object: element)
         _ = submit(transform.sinkEvent(event))
         return transform.stage.route(transform.outputEvent(for: event), pad: pad,
                                      outputCaps: transform.outputCaps ?? templateCaps)
