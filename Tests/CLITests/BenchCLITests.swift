@@ -95,7 +95,7 @@ import Testing
         let quality = try #require(summary["quality"] as? [String: Any])
         #expect((quality["word-error-rate"] as? Double ?? 1) < 0.25, "\(quality)")
         #expect(((quality["chrf"] as? [String: Double])?["es"] ?? 0) > 20, "\(quality)")
-        #expect((quality["vadF1"] as? Double ?? 0) > 0.8, "\(quality)")
+        #expect((quality["vad-f1"] as? Double ?? 0) > 0.8, "\(quality)")
         // False alarms say how many frames they are a share of: the recordings' own silences.
         let nonSpeech = try #require(quality["vad-non-speech-frames"] as? Int)
         #expect(nonSpeech > 0)
