@@ -60,7 +60,7 @@ final class ChatCompletionsHandler: Sendable {
         let reply: (model: String, text: String)
         switch await answer(text, task: chat.task, earlier: chat.earlier) {
         case .success(let answered): reply = answered
-        case .failure(let refusal): return refusal.response
+        case .failure(let refused): return refused.response
         }
         let (model, content) = reply
         if configuration.delayMs > 0 || configuration.jitterMs > 0 {
@@ -105,20 +105,21 @@ final class ChatCompletionsHandler: Sendable {
                         })
     }
 
-    /// A request refused with OpenAI's error envelope.
-    struct Refusal: Error {
+    /// A request refused, as the response to send: OpenAI's error envelope
+    /// (ChatRequest.Refusal is the body's own refusal, before this).
+    struct ErrorAnswer: Error {
         let response: Response
     }
 
     /// The text translated or answered, with the name of the engine that did it.
-    func answer(_ text: String, task: ChatRequest.Task, earlier: [String]) async -> Result<(model: String, text: String), Refusal> {
+    func answer(_ text: String, task: ChatRequest.Task, earlier: [String]) async -> Result<(model: String, text: String), ErrorAnswer> {
         switch task {
         case .translate(let source, let target):
             // "From English to English": the text as it is, not a round trip through another language.
             if LanguageTag.isSameLanguage(source, target) { return .success(("apertium", text)) }
             let installed = ApertiumTranslator.installedModes()
             guard let route = ApertiumTranslator.mode(from: source, to: target, installed: installed) else {
-                return .failure(Refusal(response: TranscriptionHandler.error(
+                return .failure(ErrorAnswer(response: TranscriptionHandler.error(
                     .badRequest, ApertiumError.noPair(from: source, to: target, installed: installed).description,
                     type: "invalid_request_error", param: "messages")))
             }
@@ -134,12 +135,12 @@ final class ChatCompletionsHandler: Sendable {
         }
     }
 
-    private func translated(_ text: String, route: String) async -> Result<String, Refusal> {
+    private func translated(_ text: String, route: String) async -> Result<String, ErrorAnswer> {
         do {
             let engine = try engine(for: route)
             return .success(try await OffPool.run { () throws(ApertiumError) in try engine.translate(text) })
         } catch {
-            return .failure(Refusal(response: TranscriptionHandler.error(.internalServerError, "\(error)", type: "server_error")))
+            return .failure(ErrorAnswer(response: TranscriptionHandler.error(.internalServerError, "\(error)", type: "server_error")))
         }
     }
 

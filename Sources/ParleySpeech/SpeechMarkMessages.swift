@@ -28,8 +28,8 @@ public struct SpokenSentenceMessage: StructureContract, Equatable {
     }
 
     public init?(_ structure: Structure) {
-        guard structure.name == Self.name, case .uint64(let id)? = structure["segment-id"] else { return nil }
-        self.init(segmentID: id, offset: structure["offset"]?.uint64 ?? 0, textPosition: structure["text-position"]?.int ?? 0)
+        guard structure.name == Self.name, let fields = SegmentFields(structure, statusRequired: false) else { return nil }
+        self.init(segmentID: fields.id, offset: fields.time("offset"), textPosition: structure["text-position"]?.int ?? 0)
     }
 }
 
@@ -67,9 +67,9 @@ public struct SpokenWordMessage: StructureContract, Equatable {
     }
 
     public init?(_ structure: Structure) {
-        guard structure.name == Self.name, case .uint64(let id)? = structure["segment-id"],
+        guard structure.name == Self.name, let fields = SegmentFields(structure, statusRequired: false),
               let word = structure["word"]?.string else { return nil }
-        self.init(segmentID: id, offset: structure["offset"]?.uint64 ?? 0, textPosition: structure["text-position"]?.int ?? 0,
+        self.init(segmentID: fields.id, offset: fields.time("offset"), textPosition: structure["text-position"]?.int ?? 0,
                   length: structure["length"]?.int ?? 0, word: word)
     }
 }

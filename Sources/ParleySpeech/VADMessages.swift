@@ -43,10 +43,10 @@ public struct VADSegmentMessage: StructureContract, Equatable {
     }
 
     public init?(_ structure: Structure) {
-        guard structure.name == Self.name, case .uint64(let id)? = structure["segment-id"],
-              let reason = structure["reason"]?.string.flatMap(SegmentEndReason.init(rawValue:)) else { return nil }
-        self.init(segmentID: id, start: structure["start"]?.uint64 ?? 0, end: structure["end"]?.uint64 ?? 0,
-                  speechEnd: structure["speech-end"]?.uint64 ?? 0, reason: reason,
+        guard structure.name == Self.name, let fields = SegmentFields(structure, statusRequired: false),
+              let reason = SegmentEndReason(rawValue: fields.text("reason")) else { return nil }
+        self.init(segmentID: fields.id, start: fields.time("start"), end: fields.time("end"),
+                  speechEnd: fields.time("speech-end"), reason: reason,
                   meanProbability: structure["mean-probability"]?.double ?? 0)
     }
 }
