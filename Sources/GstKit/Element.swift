@@ -156,6 +156,28 @@ public final class Element: @unchecked Sendable {
         gst_element_set_state(pointer, state.gstValue) != GST_STATE_CHANGE_FAILURE
     }
 
+    /// The state once a change in progress has settled, waiting at most
+    /// `timeoutNs`; nil while it is still changing then (a sink waiting to
+    /// preroll), or when the change failed.
+    public func settledState(timeoutNs: UInt64) -> ElementState? {
+        var current = GST_STATE_VOID_PENDING
+        let result = gst_element_get_state(pointer, &current, nil, GstClockTime(timeoutNs))
+        guard result == GST_STATE_CHANGE_SUCCESS || result == GST_STATE_CHANGE_NO_PREROLL else { return nil }
+        return ElementState(current)
+    }
+
+    /// The element's answer to a LATENCY query (a source's says whether it
+    /// is live); nil when it does not answer.
+    public var latency: Latency? {
+        let query = gst_query_new_latency()!
+        defer { gst_mini_object_unref(UnsafeMutableRawPointer(query).assumingMemoryBound(to: GstMiniObject.self)) }
+        guard gst_element_query(pointer, query) != 0 else { return nil }
+        var live: gboolean = 0
+        var min: GstClockTime = 0, max: GstClockTime = 0
+        gst_query_parse_latency(query, &live, &min, &max)
+        return Latency(live: live != 0, min: UInt64(min), max: UInt64(max))
+    }
+
     /// Sends EOS into the element (a pipeline hands it to its sources).
     public func sendEOS() { gst_element_send_event(pointer, gst_event_new_eos()) }
 

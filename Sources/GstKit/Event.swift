@@ -74,6 +74,9 @@ public struct TimeSegment: @unchecked Sendable {
         segment = parsed.pointee
     }
 
+    /// Where the segment starts, in stream time (ns).
+    public var start: UInt64 { UInt64(segment.start) }
+
     /// Running time of `pts`, or `Gst.clockTimeNone` outside the segment.
     public func runningTime(of pts: UInt64) -> UInt64 {
         guard pts != Gst.clockTimeNone else { return Gst.clockTimeNone }

@@ -132,6 +132,14 @@ public final class Pipeline: @unchecked Sendable {
         }
     }
 
+    /// The pipeline's state once a change in progress settles (PAUSED once
+    /// every sink prerolled), waiting at most `timeout`; nil if it has not
+    /// settled by then or the change failed.
+    public func settledState(within timeout: Duration) -> ElementState? {
+        let (seconds, attoseconds) = timeout.components
+        return pipeline.settledState(timeoutNs: UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds)) / 1_000_000_000)
+    }
+
     /// Asks the sources to finish: everything in flight drains, then `.eos` arrives.
     public func sendEOS() {
         pipeline.sendEOS()

@@ -237,10 +237,21 @@ public final class AsyncStage: @unchecked Sendable {
     /// What an async element does with a sink-pad event once the element
     /// has seen it: flushes cancel and resume the queue (and go downstream
     /// at once), STREAM_START is followed by the output caps, input CAPS stay
-    /// here (the output's are the element's own), other serialized events
-    /// keep their place behind the work, the rest take GStreamer's default path.
+    /// here (the output's are the element's own), a TIME SEGMENT is followed
+    /// by a GAP at its start, other serialized events keep their place behind
+    /// the work, the rest take GStreamer's default path.
+    ///
+    /// The GAP is what sparse streams send (subtitles do the same): results
+    /// come only once someone has spoken, and a sink downstream prerolls on
+    /// it instead of waiting for the first one. It lets every sink after a
+    /// Parley element be an ordinary prerolling sink, which is also what
+    /// keeps gst-launch-1.0 from a race in GstBin (see transcriptsink).
     public func route(_ event: Event, pad: Pad, outputCaps: Caps) -> Bool {
         switch event.view {
+        case .segment(let segment?):
+            let forwarded = forward(event)
+            forward(Event.gap(timestamp: segment.start, duration: 0))
+            return forwarded
         case .flushStart:
             flushStart()
             return pad.forwardDefault(event, parent: element)

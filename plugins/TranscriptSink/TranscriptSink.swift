@@ -7,6 +7,19 @@
 // Partial results are skipped unless `finals-only=false`: a saved transcript
 // holds what the recogniser settled on. Buffers with no ParleySpeechMeta count
 // as finals (plain text from any GStreamer element).
+//
+// It prerolls as any GStreamer sink does (`async=true`): cloudstt,
+// streamtranslator and cloudtts send a GAP after each SEGMENT, so it prerolls
+// at once, not at the first transcript. It used to play without prerolling
+// (async=false), and that made gst-launch-1.0 hang after EOS one run in two to
+// five on a loaded 2-core machine: with no prerolling sink, the pipeline's
+// PAUSED is committed by decodebin's streaming thread, gst-launch answers it
+// with PLAYING from the main thread, and if the streaming thread is
+// descheduled between posting READY→PAUSED and GstBin noting that it did
+// (`posted_playing`), GstBin forgets it is PLAYING and never posts the EOS.
+// A prerolling sink holds its preroll lock through that commit, so PLAYING
+// waits for it. (GStreamer 1.22; `filesrc ! decodebin ! fakesink async=false`
+// does the same, 5 runs in 80 with both cores busy, none with async=true.)
 import Foundation
 import GstKit
 import ParleyCore
@@ -24,8 +37,6 @@ public enum TranscriptFormat: Int, Sendable, CaseIterable {
 }
 
 public final class TranscriptSinkElement: Sink {
-    /// Results are sparse: the pipeline plays without waiting for the first (async=false).
-    public static var waitsForPreroll: Bool { false }
     public static let DEFAULT_LOCATION: String? = nil
     public static let DEFAULT_FORMAT = TranscriptFormat.text
     public static let DEFAULT_FINALS_ONLY = true
