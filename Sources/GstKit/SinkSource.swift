@@ -57,11 +57,21 @@ public protocol Source: ElementImpl {
 }
 
 extension Source {
+    /// Whether new instances are live (GstBaseSrc's is-live); `setLive`
+    /// changes one instance, before it starts.
     public static var isLive: Bool { false }
     public func unlock() {}
     public func unlockStop() {}
     public static var bridgeKind: ElementKind { .source(live: isLive) }
     public static func makeDriver(for implementation: Self) -> any ElementDriver { SourceDriver(implementation) }
+
+    /// Makes this source live or not (gst_base_src_set_live): a live source
+    /// produces only in PLAYING and its pipeline does not preroll. Takes
+    /// effect at the next READY→PAUSED; set it from a property, as
+    /// audiotestsrc's `is-live` is.
+    public func setLive(_ live: Bool) {
+        gst_base_src_set_live(UnsafeMutableRawPointer(element.pointer).assumingMemoryBound(to: GstBaseSrc.self), live ? 1 : 0)
+    }
 }
 
 final class SourceDriver<S: Source>: ElementDriver {

@@ -56,7 +56,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         discussion: """
             The pipeline marks its input with a SOURCE fragment (#@ fragment SOURCE="autoaudiosrc", used as \
             ${SOURCE} ! ...): the bench plays the corpus there through recordingsrc, in 20 ms chunks paced in \
-            real time (--no-pace: as fast as the pipeline takes them). A SINK fragment, if declared, gets the \
+            real time (--no-pace: as fast as the pipeline takes them, as a file is read: not live, so cloudstt does not speculate). A SINK fragment, if declared, gets the \
             bench's probe, which times each segment's first output (voice to voice). The recordings play one \
             after another in one session, --gap-s seconds apart, after --warmup recordings that load the models \
             and are not reported. Ctrl-C or SIGTERM stops and reports what finished. \

@@ -44,6 +44,17 @@ import Testing
         #expect(spans.allSatisfy { $0.rate == 16_000 })
     }
 
+    /// Paced, it is a microphone: live. Unpaced, it is a file: cloudstt
+    /// must not speculate on it (`parley bench --no-pace`).
+    @Test(arguments: [true, false])
+    func itIsLiveExactlyWhenPaced(pace: Bool) throws {
+        let file = try stereoWAV(seconds: 0.1, rate: 16_000)
+        let pipeline = try Pipeline(launch: "recordingsrc name=source location=\"\(file.path)\" pace=\(pace) ! fakesink")
+        defer { pipeline.stop() }
+        let latency = try #require(pipeline.element(named: "source")?.latency)
+        #expect(latency.live == pace)
+    }
+
     @Test func aFileShorterThanItsHeaderSaysPlaysWhatItHolds() async throws {
         // A recording cut off while it was written: 1 s announced, 0.5 s there (and half a frame).
         let file = try stereoWAV(seconds: 1, rate: 16_000, truncatedBy: 16_000 * 2 + 2)

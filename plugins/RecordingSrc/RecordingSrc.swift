@@ -8,9 +8,11 @@
 // pace=true (the default) each chunk leaves when a microphone would have
 // finished capturing it: the chunk [t, t + 20 ms) at start + t + 20 ms. So
 // everything downstream meets the speech at a talker's pace, and a pipeline's
-// latency can be measured from the instant the talker stopped. It is a live
-// source (no preroll); buffers carry their place in the recording, from 0.
-// pace=false pushes as fast as downstream takes the audio (same timestamps).
+// latency can be measured from the instant the talker stopped. Paced, it is a
+// live source (no preroll); buffers carry their place in the recording, from 0.
+// pace=false pushes as fast as downstream takes the audio (same timestamps)
+// and is not live, as a file is not: elements that treat a live stream
+// differently (cloudstt speculates only on one) see a file.
 // `parley bench` feeds corpora through it.
 //
 // Messages (`gst-launch-1.0 -m` prints them):
@@ -42,7 +44,7 @@ public final class RecordingSrcElement: Source {
     public static let properties = [
         PropertySpec("location", nick: "Location", blurb: "The recording: a 16-bit PCM WAV file (any rate, mono or more channels)",
                      .string(default: DEFAULT_LOCATION)),
-        PropertySpec("pace", nick: "Pace", blurb: "Push each chunk when a microphone would have captured it (false: as fast as possible)",
+        PropertySpec("pace", nick: "Pace", blurb: "Push each chunk when a microphone would have captured it, as a live source (false: as fast as possible, not live)",
                      .bool(default: DEFAULT_PACE)),
         PropertySpec("chunk-ms", nick: "Chunk", blurb: "Audio per buffer, in ms (microphones deliver 10-20 ms)",
                      .int(default: DEFAULT_CHUNK_MS, range: 1...1000)),
@@ -107,7 +109,8 @@ public final class RecordingSrcElement: Source {
     private let state = Mutex(State())
     private let interrupted = Flag()
 
-    public static let isLive = true
+    /// Live while `pace` is true, its default (`setProperty`).
+    public static let isLive = DEFAULT_PACE
 
     public init(element: ElementHandle) { self.element = element }
 
@@ -123,6 +126,7 @@ public final class RecordingSrcElement: Source {
     }
 
     public func setProperty(named name: String, to value: PropertyValue) {
+        if name == "pace" { setLive(value.bool) }
         settings.withLock { settings in
             switch name {
             case "location": settings.location = value.string ?? ""
