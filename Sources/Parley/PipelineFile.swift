@@ -97,6 +97,31 @@ public struct PipelineLoop: Sendable, Equatable {
     }
 }
 
+/// Lines kept or left out by whether a value variable is set:
+///
+///     #@ var INPUT=  A recording instead of the microphone
+///     #@ if INPUT
+///     filesrc location=${INPUT} ! decodebin
+///     #@ else
+///     ${SOURCE}
+///     #@ end
+///       ! audioconvert ! …
+///
+/// The first lines when `NAME` is not empty, the `else` lines (if any)
+/// when it is. Conditions and loops do not nest.
+public struct PipelineCondition: Sendable, Equatable {
+    public var name: String
+    /// 0-based indices of the lines taken when the variable is set, and of
+    /// those taken when it is empty (nil where there are none).
+    public var whenSet: ClosedRange<Int>?
+    public var whenEmpty: ClosedRange<Int>?
+    public init(name: String, whenSet: ClosedRange<Int>?, whenEmpty: ClosedRange<Int>?) {
+        self.name = name
+        self.whenSet = whenSet
+        self.whenEmpty = whenEmpty
+    }
+}
+
 /// One token of gst-launch syntax, after comments, continuations and
 /// variable substitution, with the place it came from.
 public struct LaunchToken: Sendable, Equatable {
@@ -119,6 +144,7 @@ public struct PipelineFile: Sendable {
     public var description: String
     public var variables: [PipelineVariable]
     public var loops: [PipelineLoop]
+    public var conditions: [PipelineCondition]
     /// The body's lines, for error display.
     public var lines: [String]
 
@@ -139,19 +165,20 @@ public struct PipelineFile: Sendable {
         description = ""
         variables = []
         loops = []
-        var openLoop: (name: String, list: String, line: Int)?
+        conditions = []
+        var open: OpenBlock?
         var problems: [PipelineFileError] = []
         for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix("#@") else { continue }
             do throws(PipelineFileError) {
-                try readDirective(trimmed, index: index, openLoop: &openLoop)
+                try readDirective(trimmed, index: index, open: &open)
             } catch {
                 problems.append(error)
             }
         }
-        if let open = openLoop {
-            problems.append(error(.syntax, at: .init(line: open.line + 1, column: 1), "\"#@ each \(open.name)\" has no \"#@ end\""))
+        if let open {
+            problems.append(error(.syntax, at: .init(line: open.line + 1, column: 1), "\"#@ \(open.opening)\" has no \"#@ end\""))
         }
         if var first = problems.first {
             first.alsoFound = Array(problems.dropFirst())
@@ -159,9 +186,23 @@ public struct PipelineFile: Sendable {
         }
     }
 
+    /// A loop or a condition whose `#@ end` has not come yet.
+    private struct OpenBlock {
+        enum Kind { case loop(list: String), condition(elseLine: Int?) }
+        var kind: Kind
+        var name: String
+        /// 0-based index of its `#@ each` or `#@ if` line.
+        var line: Int
+        var opening: String {
+            switch kind {
+            case .loop: "each \(name)"
+            case .condition: "if \(name)"
+            }
+        }
+    }
+
     /// One `#@` line of the header.
-    private mutating func readDirective(_ trimmed: String, index: Int,
-                                        openLoop: inout (name: String, list: String, line: Int)?) throws(PipelineFileError) {
+    private mutating func readDirective(_ trimmed: String, index: Int, open: inout OpenBlock?) throws(PipelineFileError) {
         let directive = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
         let here = SourcePosition(line: index + 1, column: 1)
         if directive.hasPrefix("description") {
@@ -175,23 +216,47 @@ public struct PipelineFile: Sendable {
             guard words.count == 4, words[2] == "in", Self.isName(words[1]), Self.isName(words[3]) else {
                 throw error(.syntax, at: here, "write a loop as \"#@ each NAME in LIST\", LIST a declared variable of comma-separated items")
             }
-            guard openLoop == nil else { throw error(.syntax, at: here, "loops do not nest: close the one above with \"#@ end\" first") }
+            if let open { throw error(.syntax, at: here, "blocks do not nest: close \"#@ \(open.opening)\" above with \"#@ end\" first") }
             guard variables.contains(where: { $0.name == words[3] && $0.kind == .value }) else {
                 throw error(.undeclaredVariable, at: here, "\(words[3]) is not declared above (\"#@ var \(words[3])=a,b help\")")
             }
             guard !variables.contains(where: { $0.name == words[1] }) else {
                 throw error(.syntax, at: here, "the loop's name \(words[1]) is already a declared variable")
             }
-            openLoop = (words[1], words[3], index)
-        } else if directive == "end" {
-            guard let open = openLoop else { throw error(.syntax, at: here, "\"#@ end\" with no \"#@ each\" above") }
-            if index > open.line + 1 {
-                loops.append(PipelineLoop(name: open.name, list: open.list, body: (open.line + 1)...(index - 1)))
+            open = OpenBlock(kind: .loop(list: words[3]), name: words[1], line: index)
+        } else if directive.hasPrefix("if ") {
+            let words = directive.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            guard words.count == 2, Self.isName(words[1]) else {
+                throw error(.syntax, at: here, "write a condition as \"#@ if NAME\", NAME a declared variable: its lines are used when it is not empty")
             }
-            openLoop = nil
+            if let open { throw error(.syntax, at: here, "blocks do not nest: close \"#@ \(open.opening)\" above with \"#@ end\" first") }
+            guard variables.contains(where: { $0.name == words[1] && $0.kind == .value }) else {
+                throw error(.undeclaredVariable, at: here, "\(words[1]) is not declared above (\"#@ var \(words[1])= help\")")
+            }
+            open = OpenBlock(kind: .condition(elseLine: nil), name: words[1], line: index)
+        } else if directive == "else" {
+            guard let block = open, case .condition(nil) = block.kind else {
+                throw error(.syntax, at: here, "\"#@ else\" belongs between \"#@ if NAME\" and \"#@ end\", once")
+            }
+            open?.kind = .condition(elseLine: index)
+        } else if directive == "end" {
+            guard let block = open else { throw error(.syntax, at: here, "\"#@ end\" with no \"#@ each\" or \"#@ if\" above") }
+            switch block.kind {
+            case .loop(let list):
+                if index > block.line + 1 {
+                    loops.append(PipelineLoop(name: block.name, list: list, body: (block.line + 1)...(index - 1)))
+                }
+            case .condition(let elseLine):
+                let thenEnd = (elseLine ?? index) - 1
+                conditions.append(PipelineCondition(
+                    name: block.name,
+                    whenSet: thenEnd > block.line ? (block.line + 1)...thenEnd : nil,
+                    whenEmpty: elseLine.flatMap { $0 + 1 < index ? ($0 + 1)...(index - 1) : nil }))
+            }
+            open = nil
         } else {
             throw error(.syntax, at: here,
-                        "unknown directive \"#@ \(directive.split(separator: " ").first ?? "")\"; use \"#@ description\", \"#@ var NAME=default help\", \"#@ fragment NAME=\"elements\" help\" or \"#@ each NAME in LIST\" … \"#@ end\"")
+                        "unknown directive \"#@ \(directive.split(separator: " ").first ?? "")\"; use \"#@ description\", \"#@ var NAME=default help\", \"#@ fragment NAME=\"elements\" help\", \"#@ each NAME in LIST\" … \"#@ end\" or \"#@ if NAME\" … \"#@ else\" … \"#@ end\"")
         }
     }
 
@@ -290,11 +355,21 @@ public struct PipelineFile: Sendable {
     }
 
     /// Every body line in order, loop bodies once per item, with the loop
-    /// variables each repetition binds.
+    /// variables each repetition binds; of a condition's lines, only the
+    /// branch its variable takes.
     private func unrolledLines(_ values: [String: String]) -> [(Int, [String: String])] {
         var result: [(Int, [String: String])] = []
+        var left = Set<Int>()
+        for condition in conditions {
+            let set = !(values[condition.name] ?? "").isEmpty
+            if let lines = set ? condition.whenEmpty : condition.whenSet { left.formUnion(lines) }
+        }
         var index = 0
         while index < lines.count {
+            if left.contains(index) {
+                index += 1
+                continue
+            }
             guard let loop = loops.first(where: { $0.body.lowerBound == index }) else {
                 result.append((index, [:]))
                 index += 1

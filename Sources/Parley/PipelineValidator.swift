@@ -11,9 +11,29 @@ public struct PipelineValidator {
     /// lines are checked once per item, and a mistake that every repetition
     /// makes alike (a misspelled element) is one mistake at one place. One
     /// that differs by item (a value written with `${LANG}`) names its value,
-    /// so each repetition that makes it is kept.
+    /// so each repetition that makes it is kept. The lines a condition leaves
+    /// out are checked too, with its variable flipped (an empty one set to
+    /// "1"): mistakes found on those lines are added.
     public func validate(_ file: PipelineFile, overrides: [String: String] = [:],
                          environment: [String: String] = ProcessInfo.processInfo.environment) -> [PipelineFileError] {
+        var errors = validateTaken(file, overrides: overrides, environment: environment)
+        let values = file.resolvedVariables(overrides: overrides, environment: environment)
+        for condition in file.conditions {
+            let isSet = !(values[condition.name] ?? "").isEmpty
+            guard let leftOut = isSet ? condition.whenEmpty : condition.whenSet else { continue }
+            var flipped = overrides
+            flipped[condition.name] = isSet ? "" : "1"
+            for error in validateTaken(file, overrides: flipped, environment: environment)
+            where leftOut.contains(error.position.line - 1) && !errors.contains(error) {
+                errors.append(error)
+            }
+        }
+        return errors
+    }
+
+    /// The errors of the lines the variables' values select.
+    private func validateTaken(_ file: PipelineFile, overrides: [String: String],
+                               environment: [String: String]) -> [PipelineFileError] {
         let tokens: [LaunchToken]
         do {
             tokens = try file.tokens(overrides: overrides, environment: environment)

@@ -233,4 +233,34 @@ import Testing
             #expect(throws: PipelineFileError.self, "\(bad)") { try PipelineFile(path: "b.pipeline", text: bad) }
         }
     }
+
+    @Test func aConditionKeepsTheLinesItsVariableSelects() throws {
+        let text = """
+            #@ var INPUT=  A recording instead of the default source
+            #@ fragment SOURCE="audiotestsrc"  Where sound comes from
+            #@ if INPUT
+            filesrc location=${INPUT} ! decodebin
+            #@ else
+            ${SOURCE}
+            #@ end
+              ! audioconvert ! fakesink
+            """
+        let parsed = try PipelineFile(path: "c.pipeline", text: text)
+        #expect(parsed.conditions == [PipelineCondition(name: "INPUT", whenSet: 3...3, whenEmpty: 5...5)])
+        #expect(PipelineFile.launchString(try parsed.tokens(environment: [:])) == "audiotestsrc ! audioconvert ! fakesink")
+        #expect(PipelineFile.launchString(try parsed.tokens(overrides: ["INPUT": "/tmp/talk.wav"], environment: [:]))
+                == "filesrc location=/tmp/talk.wav ! decodebin ! audioconvert ! fakesink")
+        #expect(PipelineValidator().validate(parsed, environment: [:]).isEmpty)
+        // A mistake in the branch not taken is still found, at its line.
+        let misspelled = try PipelineFile(path: "m.pipeline", text: text.replacingOccurrences(of: "decodebin", with: "decodbin"))
+        let found = PipelineValidator().validate(misspelled, environment: [:])
+        #expect(found.map(\.position.line) == [4] && found.first?.kind == .unknownElement, "\(found)")
+        for bad in ["#@ if NOPE\nfakesrc ! fakesink\n#@ end",
+                    "#@ var X=  x\n#@ if X\nfakesrc ! fakesink",
+                    "#@ var X=  x\n#@ else\nfakesrc ! fakesink",
+                    "#@ var X=  x\n#@ if X\n#@ else\n#@ else\n#@ end\nfakesrc ! fakesink",
+                    "#@ var X=  x\n#@ var L=a  x\n#@ if X\n#@ each I in L\n#@ end\n#@ end\nfakesrc ! fakesink"] {
+            #expect(throws: PipelineFileError.self, "\(bad)") { try PipelineFile(path: "b.pipeline", text: bad) }
+        }
+    }
 }

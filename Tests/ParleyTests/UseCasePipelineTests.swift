@@ -149,15 +149,18 @@ import Testing
 
     /// `parley run pipelines/NAME.pipeline` with the microphone replaced by
     /// `source`, the speakers by a WAV at `spoken`, its session at `session`.
-    func runLive(_ name: String, source: String, spoken: URL, session: URL) async throws -> TestSupport.Result {
-        try await TestSupport.run(TestSupport.parleyExecutable, [
-            "run", root.appendingPathComponent("pipelines/\(name).pipeline").path, "--quiet", "--set", "SOURCE=\(source)",
+    /// Runs a pipeline with its sink a WAV file; `source` replaces SOURCE,
+    /// or `set` gives any variable (`INPUT=talk.wav`).
+    func runLive(_ name: String, source: String? = nil, set: String? = nil, spoken: URL, session: URL) async throws -> TestSupport.Result {
+        let input = (source.map { ["--set", "SOURCE=\($0)"] } ?? []) + (set.map { ["--set", $0] } ?? [])
+        return try await TestSupport.run(TestSupport.parleyExecutable, [
+            "run", root.appendingPathComponent("pipelines/\(name).pipeline").path, "--quiet"] + input + [
             "--set", "SINK=wavenc ! filesink location=\"\(spoken.path)\"", "--set", "SESSION=\(session.path)",
         ], environment: TestSupport.gstEnvironment(registry: scratch))
     }
 
     /// A talk with no pause long enough for the 500 ms rule (8 prompts,
-    /// 150-280 ms apart): interpret cuts it at breaths into several
+    /// 150-280 ms apart), given as `--set INPUT=`: interpret cuts it at breaths into several
     /// utterances, each transcribed, translated and spoken while the talk
     /// goes on, none lost, all in one session.
     @Test func interpretTranslatesATalkWithoutPausesPieceByPiece() async throws {
@@ -167,7 +170,7 @@ import Testing
         #expect(built.status == 0, "\(built.stderr)")
         let talk = corpus.appendingPathComponent("talk-01.wav")
         let spoken = scratch.appendingPathComponent("interpreted.wav"), session = scratch.appendingPathComponent("lecture")
-        let result = try await runLive("interpret", source: "filesrc location=\"\(talk.path)\" ! decodebin", spoken: spoken, session: session)
+        let result = try await runLive("interpret", set: "INPUT=\(talk.path)", spoken: spoken, session: session)
         #expect(result.status == 0, "\(result.stderr)")
         let recorded = SessionFolder(url: session)
         // live-translate hears this talk as one utterance (cut only at max-segment-ms); interpret at its breaths.
