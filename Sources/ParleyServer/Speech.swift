@@ -20,20 +20,6 @@ import ParleyCore
 
 enum SpeechEndpoint {
     static let outputRate = 24_000
-    static let maxInput = 4096
-    static let variants = [
-        "alloy": "", "ash": "m3", "ballad": "m5", "coral": "f2", "echo": "m1", "fable": "m4",
-        "nova": "f3", "onyx": "m7", "sage": "f4", "shimmer": "f5", "verse": "m2",
-    ]
-
-    private struct Body: Decodable {
-        var model: String?
-        var input: String
-        var voice: String?
-        var response_format: String?
-        var speed: Double?
-        var language: String?
-    }
 
     static func speak(_ request: Request, configuration: ServerConfiguration) async -> Response {
         let data: ByteBuffer
@@ -42,38 +28,19 @@ enum SpeechEndpoint {
         case .failure(.tooLarge): return TranscriptionHandler.error(.contentTooLarge, "The request is larger than 64 KiB.", type: "invalid_request_error")
         case .failure(.tooSlow): return TranscriptionHandler.tooSlow(configuration)
         }
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: data)) else {
-            return TranscriptionHandler.error(.badRequest, "The body must be JSON with an input string.",
-                                              type: "invalid_request_error", param: "input")
+        let body: SpeechRequest
+        do {
+            body = try SpeechRequest(json: Data(buffer: data))
+        } catch {
+            return TranscriptionHandler.error(.badRequest, error.message, type: "invalid_request_error", param: error.param)
         }
-        let input = body.input.replacingOccurrences(of: "\0", with: " ").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !input.isEmpty, input.count <= maxInput else {
-            return TranscriptionHandler.error(.badRequest, "input must hold 1 to \(maxInput) characters.",
-                                              type: "invalid_request_error", param: "input")
-        }
-        let formatName = body.response_format ?? SpeechFormat.mp3.rawValue
-        guard let format = SpeechFormat(rawValue: formatName) else {
-            return TranscriptionHandler.error(.badRequest,
-                "response_format \"\(RequestParameters.shown(formatName))\" is not one of \(SpeechFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
-                type: "invalid_request_error", param: "response_format")
-        }
+        let (input, format, variant, speed, language) = (body.input, body.format, body.variant, body.speed, body.language)
         // Checked before synthesis: a format this server cannot make is the client's mistake to hear at once.
         let encoder = configuration.encodeSpeech
         if format.needsEncoder && encoder == nil {
             return TranscriptionHandler.error(.badRequest, "response_format \(format.rawValue) needs GStreamer's encoders, which this server has not got: use pcm, wav or flac.",
                                               type: "invalid_request_error", param: "response_format")
         }
-        let voiceName = (body.voice ?? "alloy").lowercased()
-        guard let variant = variants[voiceName] else {
-            return TranscriptionHandler.error(.badRequest,
-                "voice \"\(RequestParameters.shown(voiceName))\" is not one of \(variants.keys.sorted().joined(separator: ", ")).",
-                type: "invalid_request_error", param: "voice")
-        }
-        let speed = body.speed ?? 1
-        guard speed.isFinite, (0.25...4).contains(speed) else {
-            return TranscriptionHandler.error(.badRequest, "speed must be between 0.25 and 4.", type: "invalid_request_error", param: "speed")
-        }
-        let language = body.language ?? "en"
         guard let base = EspeakEngine.shared.voice(forLanguage: language) else {
             return TranscriptionHandler.error(.badRequest, "No espeak-ng voice speaks \"\(RequestParameters.shown(language))\".",
                                               type: "invalid_request_error", param: "language")

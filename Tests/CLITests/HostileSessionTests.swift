@@ -123,7 +123,7 @@ import Testing
 
     @Test func everyTargetRunsItsSeedsAndMutantsWithoutACrash() async throws {
         let corpus = TestSupport.packageRoot.appendingPathComponent("fuzz/corpus").path
-        for target in ["sse", "multipart", "wav", "flac", "pipeline", "session-log", "job", "chat"] {
+        for target in ["sse", "multipart", "wav", "flac", "pipeline", "session-log", "job", "chat", "speech"] {
             let run = try await TestSupport.run(fuzzer, [target, "--iterations", "2000", "--corpus", corpus])
             #expect(run.status == 0 && run.stdout.contains("\(target): 2000 inputs from") && run.stdout.contains("no crash"),
                     "\(target): \(run.stdout) \(run.stderr)")

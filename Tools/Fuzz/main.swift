@@ -57,6 +57,11 @@ let targets: [Target] = [
         _ = request.task
         _ = LocalAssistant().answer(request.text, previous: request.earlier)
     },
+    // A /v1/audio/speech body, as parley serve checks it before synthesis.
+    Target(name: "speech") { data in
+        guard let request = try? SpeechRequest(json: data) else { return }
+        precondition(!request.input.isEmpty && request.input.count <= SpeechRequest.maxInput && (0.25...4).contains(request.speed))
+    },
     // A job message, as a worker reads it off the queue.
     Target(name: "job") { data in _ = try? JSONDecoder().decode(JobSpec.self, from: data) },
 ]
