@@ -9,7 +9,7 @@ import VADSegmenter
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
-    print("usage: parley-bench stt|stt-engines|tts|translate [--runs N] [--output FILE] | vad-frames|vad-features|vad-cost FILE.wav")
+    print("usage: parley-bench stt|stt-engines|tts|voices|translate [--runs N] [--output FILE] | vad-frames|vad-features|vad-cost FILE.wav")
     exit(2)
 }
 @MainActor func option(_ name: String) -> String? {
@@ -39,6 +39,10 @@ do {
     case "tts":
         startGStreamer()
         try publish(try await TTSBenchmark(runs: runs, only: option("--only")).run())
+    case "voices":
+        // parley-bench voices [--count N]: Piper against espeak-ng through cloudtts, Whisper-base listening.
+        startGStreamer()
+        try publish(try await VoicesBenchmark(count: Int(option("--count") ?? "") ?? 30).run())
     case "stt":
         startGStreamer()
         try publish(try await STTBenchmark(runs: runs).run())
@@ -116,7 +120,7 @@ do {
                                      featuresOnly: arguments.contains("--features-only"))
         print("frames \(frames)")
     default:
-        print("unknown benchmark \(command); available: stt, stt-engines, tts, translate, vad-frames, vad-features, vad-cost")
+        print("unknown benchmark \(command); available: stt, stt-engines, tts, voices, translate, vad-frames, vad-features, vad-cost")
         exit(2)
     }
 } catch {
