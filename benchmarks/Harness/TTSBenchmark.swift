@@ -154,6 +154,9 @@ struct TTSBenchmark {
         var report = """
             # TTS benchmark
 
+            The two local English voices (Piper's en_US-joe and espeak-ng) against
+            each other, intelligibility included: [voices.md](voices.md).
+
             Time to first audio (from PLAYING to the first buffer at the sink, ms) and
             synthesis speed (seconds of audio per second of wall time, whole pipeline
             from PLAYING to EOS), median of \(runs) runs after one warm-up, per sentence.
