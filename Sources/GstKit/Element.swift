@@ -169,13 +169,7 @@ public final class Element: @unchecked Sendable {
     /// The element's answer to a LATENCY query (a source's says whether it
     /// is live); nil when it does not answer.
     public var latency: Latency? {
-        let query = gst_query_new_latency()!
-        defer { gst_mini_object_unref(UnsafeMutableRawPointer(query).assumingMemoryBound(to: GstMiniObject.self)) }
-        guard gst_element_query(pointer, query) != 0 else { return nil }
-        var live: gboolean = 0
-        var min: GstClockTime = 0, max: GstClockTime = 0
-        gst_query_parse_latency(query, &live, &min, &max)
-        return Latency(live: live != 0, min: UInt64(min), max: UInt64(max))
+        Latency.ask { gst_element_query(pointer, $0) }
     }
 
     /// Sends EOS into the element (a pipeline hands it to its sources).

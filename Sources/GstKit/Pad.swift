@@ -35,12 +35,6 @@ public struct Pad: @unchecked Sendable, Equatable {
 
     /// Asks the peer for the latency upstream of this (sink) pad.
     public func peerLatency() -> Latency? {
-        let query = gst_query_new_latency()!
-        defer { gst_mini_object_unref(UnsafeMutableRawPointer(query).assumingMemoryBound(to: GstMiniObject.self)) }
-        guard gst_pad_peer_query(pointer, query) != 0 else { return nil }
-        var live: gboolean = 0
-        var min: GstClockTime = 0, max: GstClockTime = 0
-        gst_query_parse_latency(query, &live, &min, &max)
-        return Latency(live: live != 0, min: UInt64(min), max: UInt64(max))
+        Latency.ask { gst_pad_peer_query(pointer, $0) }
     }
 }

@@ -47,3 +47,17 @@ public struct Latency: Sendable, Equatable, CustomStringConvertible {
         Latency(live: live, min: min + own, max: max == Gst.clockTimeNone ? max : max + own)
     }
 }
+
+extension Latency {
+    /// Sends a new LATENCY query with `send` (a pad's peer, an element) and
+    /// reads the answer; nil when no one answered.
+    static func ask(_ send: (UnsafeMutablePointer<GstQuery>) -> gboolean) -> Latency? {
+        let query = gst_query_new_latency()!
+        defer { gst_mini_object_unref(UnsafeMutableRawPointer(query).assumingMemoryBound(to: GstMiniObject.self)) }
+        guard send(query) != 0 else { return nil }
+        var live: gboolean = 0
+        var min: GstClockTime = 0, max: GstClockTime = 0
+        gst_query_parse_latency(query, &live, &min, &max)
+        return Latency(live: live != 0, min: UInt64(min), max: UInt64(max))
+    }
+}

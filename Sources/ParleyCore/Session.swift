@@ -21,9 +21,15 @@ public enum Session {
 
     /// `$XDG_DATA_HOME/parley/sessions`, else `~/.local/share/parley/sessions`.
     public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".local/share")
-        return data.appendingPathComponent("parley/sessions")
+        URL(fileURLWithPath: dataFolder(environment: environment)).appendingPathComponent("sessions")
+    }
+
+    /// Parley's folder under the user's data folder: `$XDG_DATA_HOME/parley`,
+    /// else `~/.local/share/parley` (sessions, the local engines).
+    public static func dataFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return data + "/parley"
     }
 
     /// A new session's id: its start time and a random suffix ("20261123-193012-4f2a").

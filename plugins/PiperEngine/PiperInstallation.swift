@@ -1,5 +1,6 @@
 // Where scripts/prepare-piper put the Piper voice, and whether it is complete.
 import Foundation
+import ParleyCore
 
 public struct PiperInstallation: Sendable, Equatable, Hashable {
     /// The engine folder: venv/, piper_worker.py and the `ready` stamp.
@@ -11,9 +12,7 @@ public struct PiperInstallation: Sendable, Equatable, Hashable {
     /// the rule scripts/prepare-piper follows.
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> PiperInstallation {
         if let folder = environment["PARLEY_PIPER_DIR"], !folder.isEmpty { return PiperInstallation(folder: folder) }
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        return PiperInstallation(folder: data + "/parley/piper-joe")
+        return PiperInstallation(folder: Session.dataFolder(environment: environment) + "/piper-joe")
     }
 
     public var python: String { folder + "/venv/bin/python" }

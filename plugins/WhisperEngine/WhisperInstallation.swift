@@ -1,6 +1,7 @@
 // Where scripts/prepare-whisper put the Whisper-base engine, and whether it
 // is complete.
 import Foundation
+import ParleyCore
 
 public struct WhisperInstallation: Sendable, Equatable {
     /// The engine folder: venv/, model/, whisper_worker.py and the `ready` stamp.
@@ -12,9 +13,7 @@ public struct WhisperInstallation: Sendable, Equatable {
     /// the rule scripts/prepare-whisper follows.
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> WhisperInstallation {
         if let folder = environment["PARLEY_WHISPER_DIR"], !folder.isEmpty { return WhisperInstallation(folder: folder) }
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        return WhisperInstallation(folder: data + "/parley/whisper-base")
+        return WhisperInstallation(folder: Session.dataFolder(environment: environment) + "/whisper-base")
     }
 
     public var python: String { folder + "/venv/bin/python" }
