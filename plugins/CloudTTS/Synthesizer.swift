@@ -34,7 +34,8 @@ struct LocalSynthesizer: SpeechSynthesizer {
     /// Piper, and whether it speaks every language (local-engine=piper) or English only (auto).
     var piper: (voice: PiperVoice, everyLanguage: Bool)?
     var name: String { piper == nil ? Self.espeakName : "local (\(Self.piperName), \(Self.espeakName))" }
-    var rate: Int { EspeakEngine.shared.sampleRate }
+    /// Piper's alone when it speaks every language; else espeak-ng's, which auto only pairs with Piper when they agree.
+    var rate: Int { piper?.everyLanguage == true ? PiperVoice.rate : EspeakEngine.shared.sampleRate }
     static let espeakName = "espeak-ng"
     static let piperName = "piper en_US-joe"
 

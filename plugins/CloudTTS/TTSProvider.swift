@@ -78,7 +78,10 @@ public enum TTSProvider: String, ProviderKind {
             let piper: (voice: PiperVoice, everyLanguage: Bool)?
             switch settings.localEngine {
             case .espeak: piper = nil
-            case .auto: piper = voice.isEmpty && installation.isPrepared ? (PiperVoice.shared(installation), false) : nil
+            case .auto:
+                // Both voices share one output rate (22050 Hz on Debian); a build of espeak-ng at another keeps espeak-ng alone.
+                let fits = EspeakEngine.shared.sampleRate == PiperVoice.rate
+                piper = voice.isEmpty && installation.isPrepared && fits ? (PiperVoice.shared(installation), false) : nil
             case .piper:
                 guard installation.isPrepared else { throw ProviderSetupError("local-engine=piper: " + installation.notPreparedAdvice) }
                 piper = (PiperVoice.shared(installation), true)
