@@ -122,7 +122,8 @@ import Testing
         let gate = "ttschain-\(UUID())"
         let run = try await speak(texts, """
             provider=compatible,compatible,compatible,local base-url=\(closed)/v1,\(rejecting.url)/v1,\(flaky.url)/v1 \
-            api-key-env=,PARLEY_TEST_REJECTED_KEY max-retries=0 breaker-failures=3 breaker-cooldown-ms=500 max-in-flight=1
+            api-key-env=,PARLEY_TEST_REJECTED_KEY max-retries=0 breaker-failures=3 breaker-cooldown-ms=500 max-in-flight=1 \
+            local-engine=espeak
             """, sink: "ttschain", source: "gate=\(gate) gate-before=6") { message in
             if message.name == "parley/tts" && message["segment-id"]?.uint64 == 5 {
                 Task { try? await Task.sleep(for: .milliseconds(600)); NumberSource.open(gate: gate) }
