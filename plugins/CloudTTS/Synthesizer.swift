@@ -33,7 +33,7 @@ struct LocalSynthesizer: SpeechSynthesizer {
     var voice: String
     /// Piper, and whether it speaks every language (local-engine=piper) or English only (auto).
     var piper: (voice: PiperVoice, everyLanguage: Bool)?
-    var name: String { piper == nil ? Self.espeakName : "local (\(Self.piperName), \(Self.espeakName))" }
+    var name: String { piper == nil ? "local (\(Self.espeakName))" : "local (\(Self.piperName), \(Self.espeakName))" }
     /// Piper's alone when it speaks every language; else espeak-ng's, which auto only pairs with Piper when they agree.
     var rate: Int { piper?.everyLanguage == true ? PiperVoice.rate : EspeakEngine.shared.sampleRate }
     static let espeakName = "espeak-ng"
