@@ -493,16 +493,21 @@ struct WorkQueueTests {
         let again = try await cluster.submit(recording, pipeline: forever)
         let started = await worker.wait(for: "\(again)-0000: started", seconds: 60)
         #expect(started, "\(worker.output)")
+        // The folder is made once the start is recorded on the queue: a round trip after the log line.
+        for _ in 0..<300 where ((try? FileManager.default.contentsOfDirectory(atPath: workDir.path)) ?? []).isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         worker.signal(SIGKILL)
         #expect(await worker.exitStatus(within: 10) != nil)
         let left = try FileManager.default.contentsOfDirectory(atPath: workDir.path)
         #expect(left.count == 1, "\(left)")
-        let mode = try #require(try FileManager.default.attributesOfItem(atPath: workDir.appendingPathComponent(left[0]).path)[.posixPermissions] as? Int)
+        let folder = try #require(left.first, "the killed worker's job folder")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: workDir.appendingPathComponent(folder).path)[.posixPermissions] as? Int)
         #expect(mode == 0o700, "the job's folder is the worker user's alone: \(String(mode, radix: 8))")
         let next = try await cluster.worker(["--ack-wait", "4", "--max-deliver", "3", "--retry-delay", "0.2",
                                              "--job-deadline-s", "5", "--work-dir", workDir.path])
         #expect(next.output.contains("removed 1 job folder a killed worker left"), "\(next.output)")
-        #expect(!FileManager.default.fileExists(atPath: workDir.appendingPathComponent(left[0]).path))
+        #expect(!FileManager.default.fileExists(atPath: workDir.appendingPathComponent(folder).path))
     }
 
     /// A failed attempt is delivered again, up to max-deliver, every reason
