@@ -42,8 +42,7 @@ struct LocalSynthesizer: SpeechSynthesizer {
     /// Whether Piper speaks this request: English (or no language said) under auto.
     func usesPiper(_ request: SynthesisRequest) -> Bool {
         guard let piper else { return false }
-        let language = request.language.lowercased()
-        return piper.everyLanguage || language.isEmpty || language == "en" || language.hasPrefix("en-") || language.hasPrefix("en_")
+        return piper.everyLanguage || request.language.isEmpty || LanguageTag(request.language)?.language == "en"
     }
 
     func speakerName(for request: SynthesisRequest) -> String {
@@ -75,14 +74,17 @@ struct LocalSynthesizer: SpeechSynthesizer {
                                 onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
         let (sentences, rest) = SentenceSplitter.split(request.text, final: true)
         let pieces = (sentences + [String(rest)]).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        var heard = false  // audio already left: another voice must not start the text again
         for piece in pieces {
             let samples: [Int16]
             do throws(PiperError) {
                 samples = try await OffPool.run { () throws(PiperError) in try piper.speak(piece, speed: request.speed) }
             } catch {
-                throw ProviderFailure(.engine(error.description), attempts: 1, afterAudio: piece != pieces.first)
+                throw ProviderFailure(.engine(error.description), attempts: 1, afterAudio: heard)
             }
-            if !samples.isEmpty && !onAudio(samples) { break }
+            guard !samples.isEmpty else { continue }
+            heard = true
+            if !onAudio(samples) { break }
         }
         return 1
     }
