@@ -259,16 +259,21 @@ import VADSegmenter
             ! audio/x-raw,format=S16LE,channels=1,rate=16000 \(delay) ! vadsegmenter name=vad mode=ptt ! fakesink
             """)
         try pipeline.play()
-        func now() -> Double { pipeline.runningTime.map { Double($0) / 1e9 } ?? -1 }
-        func set(_ down: Bool) throws -> ClosedRange<Double> {
-            let before = now()
-            try pipeline.set("ptt-active", of: "vad", to: down ? "true" : "false")
-            return before...now()
+        // The button is pressed and released from a thread of its own: under
+        // the whole suite, Swift's pool can be held by other tests for longer
+        // than max-segment-ms (a Task.sleep of 0.6 s once returned after 30 s).
+        let (press, release) = try await OffPool.run { () throws(PipelineError) -> (ClosedRange<Double>, ClosedRange<Double>) in
+            func now() -> Double { pipeline.runningTime.map { Double($0) / 1e9 } ?? -1 }
+            func set(_ down: Bool) throws(PipelineError) -> ClosedRange<Double> {
+                let before = now()
+                try pipeline.set("ptt-active", of: "vad", to: down ? "true" : "false")
+                return before...now()
+            }
+            usleep(UInt32(before * 1e6))
+            let press = try set(true)
+            usleep(UInt32(held * 1e6))
+            return (press, try set(false))
         }
-        try await Task.sleep(nanoseconds: UInt64(before * 1e9))
-        let press = try set(true)
-        try await Task.sleep(nanoseconds: UInt64(held * 1e9))
-        let release = try set(false)
         // The segment closes once the audio after the release reaches the
         // element: wait for that however loaded the machine is (a fixed
         // wait let EOS close it first under the whole suite), then end.
