@@ -106,6 +106,14 @@ def transcribe(model, numpy, audio, request, beam_size):
 # and 9.5 %; 5 s kept the corpora's WER but heard the main job's "ill-disposed"
 # as "ill-sposed").
 WINDOW_MARGIN_FRAMES = 800  # 8 s of 10 ms mel frames after the audio
+# The window's length is rounded up to a whole second. CTranslate2 runs the
+# encoder's convolutions with oneDNN, which builds and keeps a primitive for
+# every input length it meets (up to 1024 of them): at the exact length every
+# segment and every speculative prefix was a new one, so the worker grew
+# without end (390 MB and growing after 120 requests of varied lengths, against a flat 248 MB) and paid for
+# building each. Whole seconds make at most 30 lengths, built once and reused
+# (benchmarks/soak/worker-memory.md).
+WINDOW_STEP_FRAMES = 100
 FULL_WINDOW_FRAMES = 3000   # Whisper's 30 s
 TAIL_SECONDS = 0.1          # a segment timed to start this close to the end (or after it) heard nothing
 
@@ -128,7 +136,9 @@ def token_budget(seconds):
 def window(pad_or_trim):
     """faster-whisper's pad_or_trim with the window cut to the segment."""
     def cut(array, length=FULL_WINDOW_FRAMES, *, axis=-1):
-        return pad_or_trim(array, min(length, array.shape[axis] + WINDOW_MARGIN_FRAMES), axis=axis)
+        wanted = array.shape[axis] + WINDOW_MARGIN_FRAMES
+        wanted = -(-wanted // WINDOW_STEP_FRAMES) * WINDOW_STEP_FRAMES  # up to a whole step
+        return pad_or_trim(array, min(length, wanted), axis=axis)
     return cut
 
 
