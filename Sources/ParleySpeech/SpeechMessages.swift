@@ -159,12 +159,15 @@ public struct SpokenMessage: StructureContract, Equatable {
     public var status: SpeechStatus
     public var provider: String
     public var audioSeconds: Double
+    /// How much faster than `speed` it was spoken to catch up (overlap=compress); 1 otherwise.
+    public var speedUp: Double
 
-    public init(segmentID: UInt64, status: SpeechStatus, provider: String, audioSeconds: Double) {
+    public init(segmentID: UInt64, status: SpeechStatus, provider: String, audioSeconds: Double, speedUp: Double = 1) {
         self.segmentID = segmentID
         self.status = status
         self.provider = provider
         self.audioSeconds = audioSeconds
+        self.speedUp = speedUp
     }
 
     public static let doc = StructureDoc(.message, "parley/tts", when: "per result, once spoken (or failed)", fields: [
@@ -172,17 +175,19 @@ public struct SpokenMessage: StructureContract, Equatable {
         .init("status", .string, "final, or failed when it was not spoken"),
         .init("provider", .string, "Who spoke it"),
         .init("audio-seconds", .double, "How much audio it made"),
+        .init("speed-up", .double, "How much faster than the speed property it was spoken to catch up with its speaker (overlap=compress); 1 otherwise"),
     ])
 
     public var structure: Structure {
         Structure(Self.name, [("segment-id", .uint64(segmentID)), ("status", .string(status.description)),
-                              ("provider", .string(provider)), ("audio-seconds", .double(audioSeconds))])
+                              ("provider", .string(provider)), ("audio-seconds", .double(audioSeconds)),
+                              ("speed-up", .double(speedUp))])
     }
 
     public init?(_ structure: Structure) {
         guard structure.name == Self.name, let fields = SegmentFields(structure) else { return nil }
         self.init(segmentID: fields.id, status: fields.status, provider: fields.text("provider"),
-                  audioSeconds: structure["audio-seconds"]?.double ?? 0)
+                  audioSeconds: structure["audio-seconds"]?.double ?? 0, speedUp: structure["speed-up"]?.double ?? 1)
     }
 }
 

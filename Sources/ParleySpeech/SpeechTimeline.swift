@@ -14,6 +14,16 @@ import Synchronization
 ///   a new generation; speech of an older generation stops and what is
 ///   queued of it is dropped. Results of the same segment (a translation's
 ///   sentences, `emit=sentences`) never cut each other.
+/// - Catching up (`overlap=compress`): a result whose speech would start
+///   more than `catchUpGrace` after its speaker stopped (`behind`) is spoken
+///   faster, 1 + (behind − grace) / `catchUpSeconds` times, at most the
+///   element's `max-speed-up`: a second behind is spoken at about 1.13×,
+///   2.5 s at 1.5×. The speed is asked of the provider with the request
+///   (every provider has a speed: espeak-ng's rate, Piper's length scale,
+///   OpenAI's `speed`), so the voice stays natural; what is behind is
+///   known from the speech already placed when the request is made (a
+///   result still being fetched beside it, max-in-flight=2, is not counted
+///   yet, so the estimate errs on the slow side).
 /// - A flush stops everything in progress (a new generation) and, once over,
 ///   restarts the timeline at 0.
 public struct SpeechTimeline: Sendable, Equatable {
@@ -55,6 +65,23 @@ public struct SpeechTimeline: Sendable, Equatable {
     /// Where a result whose text is stamped `pts` starts, placed now.
     public func start(for pts: UInt64) -> UInt64 {
         pts == Gst.clockTimeNone ? nextFree : max(pts, nextFree)
+    }
+
+    /// Past this much behind its speaker, a result is spoken faster (`overlap=compress`).
+    public static let catchUpGrace: UInt64 = 500 * Gst.millisecond
+    /// Each further this-many seconds behind adds 1 to the speed (before `max-speed-up`).
+    public static let catchUpSeconds = 4.0
+    /// The ceiling cloudtts's `max-speed-up` starts at, and espeaktts keeps.
+    public static let defaultMaxSpeedUp = 1.5
+
+    /// How much faster a result whose speaker stopped at `speechEnd` (its
+    /// meta's speech end; else its text's `pts`) is spoken to catch up, at
+    /// most `maxSpeedUp`; 1 when it is not behind.
+    public func catchUpSpeed(speechEnd: UInt64, pts: UInt64, maxSpeedUp: Double) -> Double {
+        let reference = speechEnd != Gst.clockTimeNone ? speechEnd : pts
+        guard reference != Gst.clockTimeNone, nextFree > reference + Self.catchUpGrace else { return 1 }
+        let behind = Double(nextFree - reference - Self.catchUpGrace) / Double(Gst.second)
+        return min(max(1, maxSpeedUp), 1 + behind / Self.catchUpSeconds)
     }
 
     /// Speech placed on the timeline reaches `end`.

@@ -2,6 +2,7 @@ import Foundation
 import GstKit
 import Parley
 import ParleyCore
+import ParleySpeech
 import ParleyTestSupport
 import PipelineTestSupport
 import PiperEngine
@@ -146,5 +147,46 @@ import WhisperEngine
         let first = Double(cut.spans.filter { $0.segment == 0 }.reduce(0) { $0 + $1.duration }) / 1e9
         #expect(first < seconds(whole) / 2, "the first result was cut: \(first) of \(seconds(whole)) s")
         #expect(cut.spans.contains { $0.segment == 1 }, "the new one is spoken")
+    }
+}
+
+/// overlap=compress: speech that falls behind its speaker is spoken faster.
+@Suite struct CloudTTSCompressTests {
+    init() { Parley.register(testElements) }
+
+    /// Each segment's audio seconds and speed-up (parley/tts), for four long
+    /// sentences stamped 100 ms apart: each is behind the speech before it.
+    func speak(_ options: String, sink: String) async throws -> [(seconds: Double, speedUp: Double)] {
+        let sentence = "this sentence is long enough to keep the voice busy for a few seconds at its natural speed"
+        let pipeline = try Pipeline(launch: """
+            parleytestsrc texts="\(Array(repeating: sentence, count: 4).joined(separator: "|"))" spacing-ms=100
+            ! cloudtts provider=local local-engine=espeak \(options) ! parleytestaudiosink name=\(sink)
+            """)
+        var found: [UInt64: Double] = [:]
+        try await pipeline.run { event in
+            if case .elementMessage(_, let structure) = event, let spoken = SpokenMessage(structure) {
+                found[spoken.segmentID] = spoken.speedUp
+            }
+        }
+        let spans = AudioRecordingSink.take(sink).spans
+        return (0..<4).map { segment in
+            (Double(spans.filter { $0.segment == segment }.reduce(0) { $0 + $1.duration }) / 1e9, found[UInt64(segment)] ?? 0)
+        }
+    }
+
+    @Test func speechBehindItsSpeakerIsSpokenFasterUpToTheCeiling() async throws {
+        let queued = try await speak("overlap=queue", sink: "ttsqueued")
+        let compressed = try await speak("overlap=compress", sink: "ttscompressed")
+        let never = try await speak("overlap=compress max-speed-up=1", sink: "ttsnever")
+        #expect(queued.allSatisfy { $0.speedUp == 1 && $0.seconds > 3 }, "\(queued)")
+        #expect(never.allSatisfy { $0.speedUp == 1 }, "a ceiling of 1 never speeds up: \(never)")
+        // The first is not behind anything; by the third (fetched once the
+        // first has left, max-in-flight=2) the speech is seconds behind.
+        #expect(compressed[0].speedUp == 1 && abs(compressed[0].seconds / queued[0].seconds - 1) < 0.05, "\(compressed)")
+        for segment in 2...3 {
+            #expect(compressed[segment].speedUp == 1.5, "segment \(segment): \(compressed)")
+            #expect(compressed[segment].seconds < queued[segment].seconds * 0.85,
+                    "segment \(segment) spoken faster: \(compressed[segment].seconds) s against \(queued[segment].seconds)")
+        }
     }
 }

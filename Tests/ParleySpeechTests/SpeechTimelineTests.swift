@@ -17,6 +17,23 @@ import Testing
         #expect(timeline.nextFree == 5 * second, "an earlier end does not move the timeline back")
     }
 
+    @Test func speechBehindItsSpeakerIsSpokenFasterUpToTheCeiling() {
+        var timeline = SpeechTimeline()
+        #expect(timeline.catchUpSpeed(speechEnd: 3 * second, pts: second, maxSpeedUp: 1.5) == 1, "nothing spoken yet: not behind")
+        timeline.spoke(until: 3 * second + 400 * Gst.millisecond)
+        #expect(timeline.catchUpSpeed(speechEnd: 3 * second, pts: second, maxSpeedUp: 1.5) == 1, "within the grace: natural speed")
+        timeline.spoke(until: 5 * second + 500 * Gst.millisecond)
+        #expect(abs(timeline.catchUpSpeed(speechEnd: 3 * second, pts: second, maxSpeedUp: 1.5) - 1.5) < 1e-9, "2.5 s behind: 1 + 2/4")
+        #expect(abs(timeline.catchUpSpeed(speechEnd: 4 * second, pts: second, maxSpeedUp: 1.5) - 1.25) < 1e-9, "1.5 s behind: 1 + 1/4")
+        timeline.spoke(until: 30 * second)
+        #expect(timeline.catchUpSpeed(speechEnd: 3 * second, pts: second, maxSpeedUp: 1.5) == 1.5, "never past the ceiling")
+        #expect(timeline.catchUpSpeed(speechEnd: 3 * second, pts: second, maxSpeedUp: 1) == 1, "a ceiling of 1: never faster")
+        #expect(abs(timeline.catchUpSpeed(speechEnd: Gst.clockTimeNone, pts: 29 * second, maxSpeedUp: 2) - 1.125) < 1e-9,
+                "no speech end: 1 s behind the text's time, 1 + 0.5/4")
+        #expect(timeline.catchUpSpeed(speechEnd: Gst.clockTimeNone, pts: Gst.clockTimeNone, maxSpeedUp: 2) == 1,
+                "no time at all: not known to be behind")
+    }
+
     @Test func queueingNeverInterrupts() {
         var timeline = SpeechTimeline()
         let first = timeline.accept(segment: 0, overlap: .queue)

@@ -18,6 +18,11 @@
 // can cut it per utterance. `overlap=interrupt` cuts speech in progress
 // and drops queued audio when a result of a new segment arrives (barge-in;
 // the sentences of one translation, emit=sentences, do not cut each other).
+// `overlap=compress` queues as `queue` does, but speaks a result faster
+// while the speech is behind its speaker (more than 0.5 s after the
+// speaker stopped; up to `max-speed-up` times `speed`), so a long talk's
+// translation keeps up instead of drifting; `parley/tts` says how much
+// faster (`speed-up`). See SpeechTimeline for the rule.
 //
 // Providers: `local` (the default) speaks offline at 22050 Hz: English with
 // Piper's en_US "joe" voice, in a worker process, once scripts/setup has
@@ -58,6 +63,8 @@ public final class CloudTTSElement: ProviderElement {
     public static let DEFAULT_SAMPLE_RATE = 0
     public static let DEFAULT_GENDER = VoiceGender.unspecified
     public static let DEFAULT_LOCAL_ENGINE = TTSProvider.LocalEngine.auto
+    /// overlap=compress speaks at most this much faster than `speed`.
+    public static let DEFAULT_MAX_SPEED_UP = SpeechTimeline.defaultMaxSpeedUp
     /// The next result's audio is fetched while the current one plays.
     public static let DEFAULT_MAX_IN_FLIGHT = 2
     /// A result's first output once its text arrived.
@@ -98,6 +105,9 @@ public final class CloudTTSElement: ProviderElement {
                                   default: DEFAULT_LOCAL_ENGINE.rawValue)),
         PropertySpec("overlap", nick: "Overlap", blurb: "What a new result does to speech still in progress",
                      .enumeration(typeName: SpeechOverlap.typeName, values: SpeechOverlap.values, default: DEFAULT_OVERLAP.rawValue)),
+        PropertySpec("max-speed-up", nick: "Max speed-up",
+                     blurb: "overlap=compress: the most a result behind its speaker is sped up, times speed (1 = never)",
+                     .double(default: DEFAULT_MAX_SPEED_UP, range: 1...3)),
     ] + Settings.stageSpecs(final: "Results spoken", skipped: "Results skipped (empty, interrupted, or dropped by queue-policy)",
                             failed: "Results the provider could not speak",
                             defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT, defaultLatencyMs: DEFAULT_LATENCY_MS)
@@ -108,6 +118,7 @@ public final class CloudTTSElement: ProviderElement {
         var speed = DEFAULT_SPEED
         var instructions = DEFAULT_INSTRUCTIONS
         var overlap = DEFAULT_OVERLAP
+        var maxSpeedUp = DEFAULT_MAX_SPEED_UP
         var sampleRate = DEFAULT_SAMPLE_RATE
         var gender = DEFAULT_GENDER
         var localEngine = DEFAULT_LOCAL_ENGINE
@@ -151,6 +162,7 @@ public final class CloudTTSElement: ProviderElement {
         case "speed": return .double(current.speed)
         case "instructions": return .string(current.instructions)
         case "overlap": return .enumeration(current.overlap.rawValue)
+        case "max-speed-up": return .double(current.maxSpeedUp)
         case "sample-rate": return .int(current.sampleRate)
         case "gender": return .enumeration(current.gender.rawValue)
         case "local-engine": return .enumeration(current.localEngine.rawValue)
@@ -164,6 +176,7 @@ public final class CloudTTSElement: ProviderElement {
         case "speed": settings.speed = value.double
         case "instructions": settings.instructions = value.string ?? ""
         case "overlap": settings.overlap = SpeechOverlap(rawValue: value.int) ?? Self.DEFAULT_OVERLAP
+        case "max-speed-up": settings.maxSpeedUp = value.double
         case "sample-rate": settings.sampleRate = value.int
         case "gender": settings.gender = VoiceGender(rawValue: value.int) ?? Self.DEFAULT_GENDER
         case "local-engine": settings.localEngine = TTSProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE

@@ -75,10 +75,14 @@ extension CloudTTSElement {
             case .speak(let valid): text = valid
             }
             guard let speakers = speakers.withLock({ $0 }) else { return unspoken(utterance, .failed, "no provider is set up") }
-            let streamLanguage = timeline.withLock { $0.streamLanguage }
+            let settings = utterance.settings
+            let (streamLanguage, speedUp) = timeline.withLock { timeline in
+                (timeline.streamLanguage, settings.overlap != .compress ? 1 : timeline.catchUpSpeed(
+                    speechEnd: utterance.meta.speechEndAudioTime, pts: utterance.pts, maxSpeedUp: settings.maxSpeedUp))
+            }
             let request = SynthesisRequest(
                 text: text, language: utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language,
-                speed: utterance.settings.speed, instructions: utterance.settings.instructions)
+                speed: settings.speed * speedUp, instructions: settings.instructions)
             // Buffers carry their offset in the utterance; where the utterance
             // starts is decided as it leaves, after the one before it ended.
             let placement = Placement(pts: utterance.pts, timeline: timeline, id: id)
@@ -100,7 +104,7 @@ extension CloudTTSElement {
                 }
             }
             let (spoken, unspokenReason) = result(of: outcome, id: id, samples: audio.samples, speakers: speakers,
-                                                  request: request, stillCurrent: stillCurrent())
+                                                  request: request, speedUp: speedUp, stillCurrent: stillCurrent())
             var output = spoken
             output.prepare = { placement.finish(&$0, failure: unspokenReason) }
             return output
@@ -148,7 +152,7 @@ extension CloudTTSElement {
     /// failed with the chain's report (and why it was not spoken, for its end
     /// marker); a stream that broke after its audio was heard says so.
     func result(of outcome: FallbackChain.Outcome<Int>, id: UInt64, samples: UInt64, speakers: Speakers,
-                request: SynthesisRequest, stillCurrent: Bool) -> (StageOutput, unspoken: String?) {
+                request: SynthesisRequest, speedUp: Double, stillCurrent: Bool) -> (StageOutput, unspoken: String?) {
         let remote = { (index: Int) in (speakers.members[index] as? any RemoteProvider)?.service }
         switch outcome {
         case .served(_, let index, let moves, let disabled):
@@ -157,7 +161,8 @@ extension CloudTTSElement {
             counters.count(status)
             let report = ChainReport.served(segmentID: id, moves: moves, disabled: disabled, chain: speakers.chain, remote: remote)
             return (StageOutput(warning: report.warning, messages: report.messages + [
-                Self.ttsMessage(id, status: status, provider: speaker.speakerName(for: request), seconds: Double(samples) / Double(speaker.rate)),
+                Self.ttsMessage(id, status: status, provider: speaker.speakerName(for: request), seconds: Double(samples) / Double(speaker.rate),
+                                speedUp: speedUp),
             ]), nil)
         case .failed(let failure, let moves, let disabled):
             counters.count(.failed)
@@ -177,8 +182,8 @@ extension CloudTTSElement {
         }
     }
 
-    static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double) -> Structure {
-        SpokenMessage(segmentID: id, status: status, provider: provider, audioSeconds: seconds).structure
+    static func ttsMessage(_ id: UInt64, status: SpeechStatus, provider: String, seconds: Double, speedUp: Double = 1) -> Structure {
+        SpokenMessage(segmentID: id, status: status, provider: provider, audioSeconds: seconds, speedUp: speedUp).structure
     }
 
 }

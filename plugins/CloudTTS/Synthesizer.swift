@@ -52,7 +52,7 @@ struct LocalSynthesizer: SpeechSynthesizer {
     func synthesize(_ request: SynthesisRequest,
                     onAudio: @escaping @Sendable ([Int16]) -> Bool) async throws(ProviderFailure) -> Int {
         if let piper, usesPiper(request) { return try await speakWithPiper(piper.voice, request, onAudio: onAudio) }
-        var parameters = SpeechParameters(voice: voice, rate: min(450, max(80, Int((175 * request.speed).rounded()))),
+        var parameters = SpeechParameters(voice: voice, rate: min(EspeakEngine.rates.upperBound, max(EspeakEngine.rates.lowerBound, Int((175 * request.speed).rounded()))),
                                           pitch: 50, volume: 100, wordGap: 0, ssml: false)
         if !request.language.isEmpty { parameters.language = request.language }
         let chosen = parameters

@@ -72,6 +72,8 @@ public enum EspeakError: Error, Sendable, CustomStringConvertible, Equatable {
 public final class EspeakEngine: Sendable {
     /// The one engine of the process: espeak-ng itself is a global.
     public static let shared = EspeakEngine()
+    /// The speaking rates espeak-ng takes, in words per minute.
+    public static let rates = 80...450
 
     /// espeak-ng's output rate (22050 Hz for its own voices).
     public let sampleRate: Int

@@ -19,7 +19,7 @@ public struct EspeakSettings: Sendable {
                      blurb: "espeak-ng voice name or language (e.g. en-us, es, fr-fr); empty = from the text's language",
                      .string(default: DEFAULT_VOICE)),
         PropertySpec("rate", nick: "Rate", blurb: "Speaking rate in words per minute",
-                     .int(default: DEFAULT_RATE, range: 80...450), flags: [.readWrite, .mutablePlaying]),
+                     .int(default: DEFAULT_RATE, range: EspeakEngine.rates), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("pitch", nick: "Pitch", blurb: "Base pitch, 0 to 100",
                      .int(default: DEFAULT_PITCH, range: 0...100), flags: [.readWrite, .mutablePlaying]),
         PropertySpec("volume", nick: "Volume", blurb: "Volume, 0 to 200 (100 = normal)",

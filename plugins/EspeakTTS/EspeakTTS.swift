@@ -10,7 +10,10 @@
 // after the previous speech if that is later (`overlap=queue`); with
 // `overlap=interrupt` a result of a new segment cuts the speech in progress and
 // drops what is queued (barge-in; the sentences of one segment do not cut
-// each other: SpeechTimeline, the rules cloudtts follows too).
+// each other: SpeechTimeline, the rules cloudtts follows too); with
+// `overlap=compress` a result whose speech would start more than 0.5 s
+// after its speaker stopped is spoken faster (espeak-ng's rate, up to 1.5×)
+// until the speech has caught up.
 // With no voice set, the voice follows the language in the meta or the
 // stream's language tag. `parley/tts-word` and `parley/tts-sentence`
 // messages mark each word and sentence (offset in stream time, position in
@@ -120,6 +123,7 @@ public final class EspeakTTSElement: AsyncTransform {
         guard meta.status == .final, !text.isEmpty else { return [timeline.unspoken(at: buffer.pts)] }
         let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
         return [work(Utterance(text: text, pts: buffer.pts, meta: meta, parameters: current.speech.parameters,
+                               compresses: current.overlap == .compress,
                                receivedAt: MonotonicClock.nanoseconds(), generation: generation))]
     }
 
@@ -149,6 +153,8 @@ public final class EspeakTTSElement: AsyncTransform {
         var pts: UInt64
         var meta: SpeechMeta
         var parameters: SpeechParameters
+        /// overlap=compress: spoken faster while behind its speaker.
+        var compresses: Bool
         var receivedAt: UInt64
         var generation: UInt64
     }
@@ -168,8 +174,12 @@ public final class EspeakTTSElement: AsyncTransform {
 
     private func speak(_ utterance: Utterance, emit: StageWork.Emit, stillCurrent: @escaping @Sendable () -> Bool) -> StageOutput {
         let rate = UInt64(EspeakEngine.shared.sampleRate)
-        let (start, streamLanguage) = timeline.withLock { ($0.start(for: utterance.pts), $0.streamLanguage) }
+        let (start, streamLanguage, speedUp) = timeline.withLock { timeline in
+            (timeline.start(for: utterance.pts), timeline.streamLanguage, !utterance.compresses ? 1 : timeline.catchUpSpeed(
+                speechEnd: utterance.meta.speechEndAudioTime, pts: utterance.pts, maxSpeedUp: SpeechTimeline.defaultMaxSpeedUp))
+        }
         var parameters = utterance.parameters
+        parameters.rate = min(EspeakEngine.rates.upperBound, Int((Double(parameters.rate) * speedUp).rounded()))
         var warning: ElementMessageText?
         if parameters.voice.isEmpty {
             let wanted = utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language

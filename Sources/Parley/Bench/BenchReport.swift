@@ -291,7 +291,8 @@ public struct BenchReport: Sendable, Codable {
         slot; `voice-to-voice-ms` reference speech end → first audio at the pipeline's sink (`voice-to-text-ms` for \
         text); `services-ms` the services' time on that path as the client sees it, network included (STT request → \
         response, translation request → final, TTS request → first audio; for a transcription started at the likely end, only its time after the VAD's decision); `overhead-ms` = voice to voice − `eos-detection-ms` − services: what the framework adds once the VAD has decided; \
-        `stt.speculative-requests` transcriptions started at the segment's likely ends (cloudstt `speculate`), `stt.speculation-used` 1 when the final is the last of them: requests − used is the speculative work thrown away. \
+        `stt.speculative-requests` transcriptions started at the segment's likely ends (cloudstt `speculate`), `stt.speculation-used` 1 when the final is the last of them: requests − used is the speculative work thrown away; \
+        `tts.speed-up` how much faster each result was spoken to keep up with its speaker (cloudtts `overlap=compress`; 1 = not). \
         Resources: `audio s` is the measured recordings, `stream s` all the source played (warm-up, recordings and \
         the pauses between them), `× real time` stream per wall second; CPU and peak RSS of parley and of the engine \
         workers it started (Whisper, apertium), from /proc; `CPU s per stream s` both CPUs per second of source played (on 2 cores, 2 is the ceiling). Percentiles interpolate between ranks, and are shown only where at least one value lies beyond them (p90 from n = 10, p95 from 20, p99 from 100: report.json has them all); σ is the sample standard deviation; wall-time figures come from CLOCK_MONOTONIC.

@@ -272,6 +272,11 @@ public final class BenchRunner: @unchecked Sendable {
                 observed.startedAt = startedAt
                 observed.paced = paced
             }
+        case .elementMessage(let source, let structure) where structure.name == SpokenMessage.name:
+            // How much faster each result was spoken to keep up (cloudtts overlap=compress): 1 when not.
+            guard let spoken = SpokenMessage(structure), spoken.status == .final else { return }
+            let key = reporters[source] ?? "tts"
+            observed.latency[spoken.segmentID, default: [:]][key, default: [:]]["speed-up"] = spoken.speedUp
         case .elementMessage(_, let structure) where structure.name == BenchOutputMessage.name:
             guard let output = BenchOutputMessage(structure) else { return }
             if observed.outputs[output.segmentID].map({ output.at < $0.at }) ?? true {
