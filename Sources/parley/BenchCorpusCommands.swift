@@ -40,8 +40,10 @@ struct BenchCorpusCommand: ParsableCommand {
             librivox: pocketsphinx-testdata's LibriVox readings with their transcripts. \
             conversation: Asterisk prompts joined into talks of --per-conversation utterances with 0.5–3 s \
             pauses, written as WAVs, each utterance's speech start and end recorded. \
-            talk: the same, each prompt cut to its speech and 150–280 ms between them (no pause long enough \
-            for a 500 ms silence rule: a speaker who goes on and on; --per-conversation 200 makes a 10-minute talk). \
+            talk: the same, of the prompts that have a Spanish reference, each cut to its speech and 150–280 ms \
+            between them (no pause long enough for a 500 ms silence rule: a speaker who goes on and on; \
+            --limit 126 --per-conversation 126 --min-words 3 makes a 10-minute talk; --unbroken: the same prompts \
+            with a conversation's pauses, to play them one by one). \
             thinking: conversations of the prompts that have a comma (and a Spanish reference), each cut at its comma with 600–900 ms of silence \
             (a speaker who stops to think mid-sentence; --unbroken: the same prompts, whole, to compare with). \
             Each writes DIR/manifest.jsonl; benchmarks/corpora/ has a script per corpus.
@@ -55,7 +57,8 @@ struct BenchCorpusCommand: ParsableCommand {
     @Option(help: "Use only the first N prompts (asterisk, conversation, talk).") var limit: Int?
     @Option(help: "Utterances per conversation (or talk).") var perConversation = 6
     @Option(help: "Prompts shorter than this many words are left out (asterisk, conversation, talk, thinking).") var minWords = 1
-    @Flag(help: "thinking: the same prompts left whole (the comparison).") var unbroken = false
+    @Flag(help: "thinking: the same prompts left whole; talk: the same prompts with a conversation's 0.5–3 s pauses (the comparisons).")
+    var unbroken = false
 
     mutating func validate() throws {
         Deprecated.fold(oldTo, into: &output, "--to", "--output")
@@ -76,8 +79,12 @@ struct BenchCorpusCommand: ParsableCommand {
                 entries = try CorpusBuilder.conversations(of: Array(try prompts().prefix(limit ?? 48)),
                                                           perConversation: perConversation, folder: output)
             case .talk:
-                entries = try CorpusBuilder.conversations(of: Array(try prompts().prefix(limit ?? 48)),
-                                                          perConversation: perConversation, folder: output, joining: .talk)
+                // Only prompts with a Spanish reference: a talk's reference is every prompt's joined, so one
+                // missing would leave the whole talk without one (and the bench without chrF).
+                let translated = try prompts().filter { $0.translations?["es"] != nil }
+                entries = try CorpusBuilder.conversations(of: Array(translated.prefix(limit ?? 48)),
+                                                          perConversation: perConversation, folder: output,
+                                                          joining: unbroken ? .conversation : .talk)
             case .thinking:
                 // With a Spanish reference too, so chrF compares the assembled translations with the unbroken ones.
                 let withComma = try prompts().filter { ($0.text ?? "").contains(",") && $0.translations?["es"] != nil }

@@ -29,6 +29,32 @@ import Testing
             ?? (((report["figures"] as? [String: Any])?[name] as? [String: Any])?[field] as? Int).map(Double.init)
     }
 
+    /// A talk's prompts all have a Spanish reference, joined for chrF, with
+    /// pauses no silence rule ends a segment at; `--unbroken` plays the same
+    /// prompts with a conversation's pauses, to compare with.
+    @Test func aTalkHasItsSpanishReferenceAndItsUnbrokenTwinTheSamePrompts() async throws {
+        func manifest(_ extra: [String]) async throws -> [String: Any] {
+            let folder = scratch.appendingPathComponent("talk-\(extra.count)").path
+            let built = try await parley(["bench", "corpus", "talk", "--limit", "4", "--per-conversation", "4",
+                                          "--min-words", "3", "-o", folder] + extra)
+            #expect(built.status == 0, "\(built.stderr)")
+            let line = try String(contentsOfFile: "\(folder)/manifest.jsonl", encoding: .utf8).split(separator: "\n")[0]
+            return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        func pauses(_ entry: [String: Any]) throws -> [Double] {
+            let spans = try #require(entry["speech"] as? [[Double]])
+            return zip(spans, spans.dropFirst()).map { $1[0] - $0[1] }
+        }
+        let talk = try await manifest([]), unbroken = try await manifest(["--unbroken"])
+        let spanish = (talk["translations"] as? [String: String])?["es"] ?? ""
+        #expect(!spanish.isEmpty, "every prompt has a Spanish reference, so the talk has one: \(talk)")
+        #expect(talk["text"] as? String == unbroken["text"] as? String, "the same prompts")
+        #expect((unbroken["translations"] as? [String: String])?["es"] == spanish)
+        let talkPauses = try pauses(talk), unbrokenPauses = try pauses(unbroken)
+        #expect(talkPauses.count == 3 && talkPauses.allSatisfy { $0 < 0.3 }, "\(talkPauses)")
+        #expect(unbrokenPauses.count == 3 && unbrokenPauses.allSatisfy { $0 >= 0.5 }, "\(unbrokenPauses)")
+    }
+
     /// Every stage behind `parley serve`, which adds 300 ms to each request:
     /// those 300 ms × 3 land in the services' time, not the framework's.
     /// Played twice: the second time is measured as the first, not answered
