@@ -28,6 +28,17 @@ has not met and the test does not hold.
   then room tone (pink, -60 dBFS) or white or pink noise at 20/10/5/0 dB SNR.
   Seeds are fixed and differ from vadbench's, so the build is the same each time.
 
+- Babble (babble_5dB, babble_0dB): six streams of other people talking,
+  summed: each stream Tux Paint descriptions drawn from every language
+  and joined without pauses, none of them a clip the speech above uses
+  (the same volunteers' other recordings: other talkers for all but the
+  few utterances of that volunteer's own language), at 5 and 0 dB below
+  the speech, under the whole layout as the noise conditions are.
+- Each sound has a class (its Tux Paint folder: animals, instruments,
+  household, space, vehicles, food, new year, the tools' sounds), and the
+  report gives, per class, the share of its frames each detector calls
+  speech in the clear: which kinds of sound still open segments.
+
 Scored as benchmarks/vad/score.py scores vadbench, with the same functions:
 each build's decisions as the element makes them (`parley-bench vad-frames`),
 Silero v5 at 0.5 on the same audio, frame F1 per condition, false alarms on
@@ -64,7 +75,9 @@ VOICED_SOUNDS = {"giggle", "areyousure", "youcannot", "tuxok", "happy", "sad", "
 SOUND_FOLDERS = ["animals", "hobbies/music", "household", "space", "seasonal/newyears", "vehicles", "food"]
 SPEECH_DBFS, SOUND_DBFS = -26.0, -30.0
 GAPS_S = [0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0]
-CONDITIONS = ["clean"] + [f"{colour}_{snr}dB" for colour in ("white", "pink") for snr in (20, 10, 5, 0)]
+CONDITIONS = (["clean"] + [f"{colour}_{snr}dB" for colour in ("white", "pink") for snr in (20, 10, 5, 0)]
+              + [f"babble_{snr}dB" for snr in (5, 0)])
+BABBLE_TALKERS = 6
 SILENCE_S = 0.5
 MARGIN_FRAMES = 10
 
@@ -128,21 +141,58 @@ def read_clip(path):
 
 
 def build(root, out):
-    """Writes the nine conditions, labels_10ms.txt, regions_10ms.txt,
-    utterances.tsv and items.txt (what was placed, in order) into `out`."""
+    """Writes the conditions, labels_10ms.txt, regions_10ms.txt,
+    classes_10ms.txt (each sound frame's class number in SOUND_CLASSES, -1
+    elsewhere), utterances.tsv and items.txt (what was placed, in order) into `out`."""
     rng = np.random.RandomState(20261126)
-    items = speech_clips(root, rng) + [(path, audio, None) for path in sound_paths(root)
-                                       if (audio := sound_clip(path)) is not None]
+    speech = speech_clips(root, rng)
+    items = speech + [(path, audio, None) for path in sound_paths(root) if (audio := sound_clip(path)) is not None]
     placed = [items[index] for index in rng.permutation(len(items))]
-    clean, labels, regions, utterances = layout(placed, rng)
+    clean, labels, regions, utterances, classes = layout(placed, rng)
     os.makedirs(out, exist_ok=True)
-    write_conditions(clean, out)
+    babble = babble_noise(root, {path for path, _, _ in speech}, len(clean), np.random.RandomState(20261128))
+    write_conditions(clean, babble, out)
     np.savetxt(os.path.join(out, "labels_10ms.txt"), labels, fmt="%d")
     np.savetxt(os.path.join(out, "regions_10ms.txt"), regions, fmt="%d")
+    np.savetxt(os.path.join(out, "classes_10ms.txt"), classes, fmt="%d")
     with open(os.path.join(out, "utterances.tsv"), "w") as f:
         f.writelines(f"{start:.2f}\t{end:.2f}\n" for start, end in utterances)
     with open(os.path.join(out, "items.txt"), "w") as f:
         f.writelines(os.path.relpath(path, root) + "\n" for path, _, _ in placed)
+
+
+SOUND_CLASSES = ["tools", "animals", "instruments", "household", "space", "new year", "vehicles", "food"]
+
+
+def sound_class(path):
+    """The class of a placed sound: its Tux Paint folder (the tools' sounds are in sounds/)."""
+    if "/tuxpaint/sounds/" in path:
+        return "tools"
+    folder = path.split(STAMPS + "/", 1)[1]
+    for name, prefix in zip(SOUND_CLASSES[1:], ["animals", "hobbies/music", "household", "space", "seasonal/newyears", "vehicles", "food"]):
+        if folder.startswith(prefix):
+            return name
+    raise ValueError(f"{path}: no class")
+
+
+def babble_noise(root, taken, length, rng):
+    """BABBLE_TALKERS streams of Tux Paint descriptions not in `taken`, each
+    clip at the speech's level, joined without pauses until `length`
+    samples, summed: a room of other people talking, at unit RMS."""
+    pool = sorted(p for p in glob.glob(os.path.join(root, STAMPS, "**", "*_desc*.ogg"), recursive=True) if p not in taken)
+    total = np.zeros(length)
+    for _ in range(BABBLE_TALKERS):
+        stream, filled = [], 0
+        while filled < length:
+            audio = read_clip(pool[rng.randint(len(pool))])
+            speech = np.flatnonzero(speech_labels(audio))
+            if len(speech) == 0:
+                continue
+            audio = audio[speech[0] * FRAME:(speech[-1] + 1) * FRAME]
+            stream.append(audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9))
+            filled += len(audio)
+        total += np.concatenate(stream)[:length]
+    return total / np.std(total)
 
 
 def sound_clip(path):
@@ -163,29 +213,36 @@ def sound_clip(path):
 def layout(items, rng):
     """The items in the given order after 2 s of silence, each followed by a
     gap drawn from GAPS_S: the clean audio, its labels and regions per 10 ms
-    frame (0 gap, 1 speech clip, 2 sound), and each clip's labelled speech
-    (start, end) in seconds."""
+    frame (0 gap, 1 speech clip, 2 sound), each clip's labelled speech
+    (start, end) in seconds, and each frame's sound class (its number in
+    SOUND_CLASSES; -1 outside the sounds)."""
     pieces, labels, regions, utterances = [np.zeros(2 * RATE)], [np.zeros(200, np.int8)], [np.zeros(200, np.int8)], []
     frame = 200
-    for _, audio, label in items:
+    classes = [np.full(200, -1, np.int16)]
+    for path, audio, label in items:
         n = len(audio) // FRAME
         gap = int(round(rng.choice(GAPS_S) * 100))
         pieces += [audio[:n * FRAME], np.zeros(gap * FRAME)]
         labels += [np.zeros(n, np.int8) if label is None else label.astype(np.int8), np.zeros(gap, np.int8)]
         regions += [np.full(n, 2 if label is None else 1, np.int8), np.zeros(gap, np.int8)]
+        kind = SOUND_CLASSES.index(sound_class(path)) if label is None else -1
+        classes += [np.full(n, kind, np.int16), np.full(gap, -1, np.int16)]
         if label is not None:
             speech = np.flatnonzero(label)
             utterances.append(((frame + speech[0]) / 100, (frame + speech[-1] + 1) / 100))
         frame += n + gap
-    return np.concatenate(pieces), np.concatenate(labels), np.concatenate(regions), utterances
+    return (np.concatenate(pieces), np.concatenate(labels), np.concatenate(regions), utterances,
+            np.concatenate(classes))
 
 
-def write_conditions(clean, out):
+def write_conditions(clean, babble, out):
     """The clean layout under room tone (pink, -60 dBFS) and in white and pink
-    noise at each SNR against the speech's -26 dBFS, one WAV per condition."""
+    noise and babble at each SNR against the speech's -26 dBFS, one WAV per condition."""
     for name in CONDITIONS:
         if name == "clean":
             noise, level = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0), -60.0
+        elif name.startswith("babble"):
+            noise, level = babble, SPEECH_DBFS - int(name.split("_")[1][:-2])
         else:
             colour, snr = name.split("_")[0], int(name.split("_")[1][:-2])
             noise = np.random.RandomState((3001 if colour == "white" else 4002) + snr).standard_normal(len(clean))
@@ -213,6 +270,7 @@ def main():
         build(arguments.packages, arguments.out)
     labels = score.read_column(os.path.join(arguments.out, "labels_10ms.txt"))
     regions = score.read_column(os.path.join(arguments.out, "regions_10ms.txt"))
+    classes = score.read_column(os.path.join(arguments.out, "classes_10ms.txt"))
     utterances = score.read_utterances(os.path.join(arguments.out, "utterances.tsv"))
     with open(os.path.join(arguments.out, "items.txt")) as f:
         sounds = len(f.read().split()) - len(utterances)
@@ -235,7 +293,11 @@ def main():
         own_ends = score.delays(own, utterances)[1] if own is not None else []
         cut = common if own is None else own
         split, lost = score.splits(cut, utterances), score.missed(cut, utterances)
-        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions), own_ends, split, lost)
+        decided = hypothesis.astype(bool)
+        per_class = [decided[classes == k].mean() if np.any(classes == k) else float("nan") for k in range(len(SOUND_CLASSES))]
+        in_gaps = decided[regions == 0].mean()
+        return job, (f1, alarms, onsets, ends, error_frames(labels, hypothesis, regions), own_ends, split, lost,
+                     per_class, in_gaps)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         results = dict(pool.map(run, jobs))
@@ -244,7 +306,7 @@ def main():
           "what and how). Frame F1 per condition with the false alarms on the sounds in brackets (where 0.5% or\n"
           f"more); onset and end of speech median / p95 in ms through the contract's segmenter, {int(SILENCE_S * 1000)} ms silence,\n"
           "then vadsegmenter's own segments' end of speech, the extra segments inside the utterances (split) and\n"
-          "the utterances no segment overlaps at all (missed), over the nine conditions (a build's own segments,\n"
+          f"the utterances no segment overlaps at all (missed), over the {len(CONDITIONS)} conditions (a build's own segments,\n"
           "Silero's through the common segmenter).\n"
           "The labels come from each clip's energy, by vadbench's rule, and were not checked by eye as vadbench's were.\n")
     print("| | " + " | ".join(CONDITIONS) + " | onset | end of speech | vadsegmenter's end of speech | split | missed |")
@@ -252,7 +314,7 @@ def main():
     for name in [*builds, "Silero v5"]:
         cells, onsets, ends, own_ends, split, lost = [], [], [], [], 0, 0
         for condition in CONDITIONS:
-            f1, alarms, onset, end, _, own_end, own_split, own_lost = results[(name, condition)]
+            f1, alarms, onset, end, _, own_end, own_split, own_lost, _, _ = results[(name, condition)]
             cells.append(f"{f1:.3f}" + (f" ({alarms:.0%})" if alarms >= 0.005 else ""))
             onsets.extend(onset)
             ends.extend(end)
@@ -268,6 +330,24 @@ def main():
     print("|---|---|---|---|---|---|")
     for name in [*builds, "Silero v5"]:
         print(f"| {name} | " + " | ".join(str(n) for n in results[(name, "clean")][4]) + " |")
+    names = [*builds, "Silero v5"]
+    print("\nSounds called speech, by class (clean condition): the share of each class's frames decided speech.\n")
+    print("| class | sounds | seconds | " + " | ".join(names) + " |")
+    print("|---|---:|---:|" + "---:|" * len(names))
+    for k, kind in enumerate(SOUND_CLASSES):
+        frames = classes == k
+        count = int(np.sum(np.diff(frames.astype(np.int8)) == 1))
+        if count == 0:
+            continue  # a class whose sounds all have a voice in them (VOICED_SOUNDS) or are too short
+        cells = [f"{results[(name, 'clean')][8][k]:.1%}" for name in names]
+        print(f"| {kind} | {count} | {np.sum(frames) / 100:.0f} | " + " | ".join(cells) + " |")
+    print("\nOther people talking (babble): the share of the frames between items (no one in front"
+          "\nspeaking, the room still talking) each detector decides speech:\n")
+    babble = [c for c in CONDITIONS if c.startswith("babble")]
+    print("| | clean | " + " | ".join(babble) + " |")
+    print("|---|" + "---:|" * (len(babble) + 1))
+    for name in names:
+        print(f"| {name} | " + " | ".join(f"{results[(name, c)][9]:.1%}" for c in ["clean", *babble]) + " |")
     print()
     for name in builds:
         margins = [1000 * (results[(name, c)][0] - results[("Silero v5", c)][0]) for c in CONDITIONS]
