@@ -350,15 +350,19 @@ def write_table(rows, conditions, path, timing, element, lookahead_s, counts=Non
         "its defaults, as the element decides: a frame is speech at probability 0.5 or",
         "more inside a segment it opened (speech shorter than min-speech-ms 200 never",
         "opens one). Its classifier was trained (benchmarks/vad/train) on speech and",
-        "sounds none of which are in vadbench.",
+        "sounds none of which are in vadbench. `x Silero` is that speed over Silero's,",
+        "both measured in this run on this host: the figure to compare across hosts",
+        "(the instruction counts below are the one that does not move with load).",
         "",
-        "| VAD | " + " | ".join(conditions) + " | x real time |",
-        "|---|" + "---|" * (len(conditions) + 1),
+        "| VAD | " + " | ".join(conditions) + " | x real time | x Silero |",
+        "|---|" + "---|" * (len(conditions) + 2),
     ]
+    speeds = {name: np.median([by_condition[c][4] for c in conditions]) for name, by_condition in rows.items()}
+    silero = next((speed for name, speed in speeds.items() if name.startswith("Silero")), None)
     for name, by_condition in rows.items():
         cells = [f"{by_condition[c][2]:.3f} ({by_condition[c][3] * 100:.0f}%)" for c in conditions]
-        speed = np.median([by_condition[c][4] for c in conditions])
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {speed:.0f} |")
+        ratio = f"{speeds[name] / silero:.1f}" if silero else "-"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {speeds[name]:.0f} | {ratio} |")
     lines += [
         "",
         "Onset and end-of-speech delays over the 32 utterances of every condition, in",
