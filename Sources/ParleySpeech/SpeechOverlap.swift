@@ -17,6 +17,6 @@ public enum SpeechOverlap: Int, Sendable, CaseIterable {
     public static let values = [
         EnumValue(queue.rawValue, "queue", "Speak it after the current speech"),
         EnumValue(interrupt.rawValue, "interrupt", "Cut the current speech and drop what is queued (barge-in)"),
-        EnumValue(compress.rawValue, "compress", "Speak it after the current speech, faster while behind the speaker (up to max-speed-up)"),
+        EnumValue(compress.rawValue, "compress", "Speak it after the current speech, faster while over 0.5 s behind the speaker (cloudtts: up to max-speed-up; espeaktts: up to 1.5x)"),
     ]
 }

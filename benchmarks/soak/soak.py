@@ -81,6 +81,8 @@ def label(pid):
         return None
     if any("whisper_worker" in word for word in words):
         return "whisper worker"
+    if any("piper_worker" in word for word in words):
+        return "piper worker"
     return os.path.basename(words[0])
 
 
@@ -151,10 +153,10 @@ def main():
     complete = sum(1 for entry in records.values()
                    if entry.get("status") == "final" and entry.get("translations") and entry.get("audio"))
 
-    # One series per kind of process: parley, the Whisper worker, and
-    # apertium's chain (a shell and a dozen small filters) summed.
+    # One series per kind of process: parley, the Whisper and Piper workers,
+    # and apertium's chain (a shell and a dozen small filters) summed.
     def group(name):
-        return name if name in ("parley", "whisper worker") else "apertium chain"
+        return name if name in ("parley", "whisper worker", "piper worker") else "apertium chain"
     series = {}  # group -> {sample time -> (rss kB summed, pids)}
     for t, name, pid, rss in samples:
         total, pids = series.setdefault(group(name), {}).get(t, (0, set()))
@@ -162,7 +164,7 @@ def main():
     warmup, end = args.warmup_minutes * 60, wall
     window = 120
     rows = []
-    for name in ("parley", "whisper worker", "apertium chain"):
+    for name in ("parley", "whisper worker", "piper worker", "apertium chain"):
         points = series.get(name, {})
         after = [rss for t, (rss, _) in points.items() if warmup <= t < warmup + window]
         last = [rss for t, (rss, _) in points.items() if t >= end - window]
