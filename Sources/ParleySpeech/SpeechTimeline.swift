@@ -20,15 +20,18 @@ import Synchronization
 ///   element's `max-speed-up`: a second behind is spoken at about 1.13×,
 ///   2.5 s at 1.5×. The speed is asked of the provider with the request
 ///   (every provider has a speed: espeak-ng's rate, Piper's length scale,
-///   OpenAI's `speed`), so the voice stays natural; what is behind is
-///   known from the speech already placed when the request is made (a
-///   result still being fetched beside it, max-in-flight=2, is not counted
-///   yet, so the estimate errs on the slow side).
+///   OpenAI's `speed`), so the voice stays natural. What is behind counts
+///   the speech placed and the speech made but not yet placed (`schedule`,
+///   as each chunk arrives from the provider): a result fetched while the
+///   one before it is still being made (max-in-flight=2) counts what has
+///   arrived of it so far.
 /// - A flush stops everything in progress (a new generation) and, once over,
 ///   restarts the timeline at 0.
 public struct SpeechTimeline: Sendable, Equatable {
     /// Stream time at which the last speech placed ends.
     public private(set) var nextFree: UInt64 = 0
+    /// Where the speech made so far will end once placed (at least `nextFree`).
+    public private(set) var scheduledEnd: UInt64 = 0
     /// Speech of a generation older than this is no longer wanted.
     public private(set) var generation: UInt64 = 0
     /// The segment of the last result accepted.
@@ -79,13 +82,23 @@ public struct SpeechTimeline: Sendable, Equatable {
     /// most `maxSpeedUp`; 1 when it is not behind.
     public func catchUpSpeed(speechEnd: UInt64, pts: UInt64, maxSpeedUp: Double) -> Double {
         let reference = speechEnd != Gst.clockTimeNone ? speechEnd : pts
-        guard reference != Gst.clockTimeNone, nextFree > reference + Self.catchUpGrace else { return 1 }
-        let behind = Double(nextFree - reference - Self.catchUpGrace) / Double(Gst.second)
+        let end = max(nextFree, scheduledEnd)
+        guard reference != Gst.clockTimeNone, end > reference + Self.catchUpGrace else { return 1 }
+        let behind = Double(end - reference - Self.catchUpGrace) / Double(Gst.second)
         return min(max(1, maxSpeedUp), 1 + behind / Self.catchUpSeconds)
     }
 
     /// Speech placed on the timeline reaches `end`.
     public mutating func spoke(until end: UInt64) { nextFree = max(nextFree, end) }
+
+    /// `duration` of speech was made, not yet placed: a result's first chunk
+    /// gives its text's `pts` (it starts there or after what is scheduled),
+    /// the chunks after it none (they follow it).
+    public mutating func schedule(_ duration: UInt64, firstAt pts: UInt64?) {
+        var start = max(scheduledEnd, nextFree)
+        if let pts, pts != Gst.clockTimeNone { start = max(start, pts) }
+        scheduledEnd = start + duration
+    }
 
     /// Audio at `rate` is about to leave: true when downstream must be told
     /// new caps first (the first audio, or a fallback provider at another rate).
@@ -98,7 +111,10 @@ public struct SpeechTimeline: Sendable, Equatable {
     public mutating func flushStarted() { generation += 1 }
 
     /// FLUSH_STOP: the timeline starts again at 0.
-    public mutating func flushStopped() { nextFree = 0 }
+    public mutating func flushStopped() {
+        nextFree = 0
+        scheduledEnd = 0
+    }
 
     /// The timeline behind the element's lock, for the streaming thread,
     /// the push thread and the synthesis callbacks alike.

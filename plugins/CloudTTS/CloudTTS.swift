@@ -69,6 +69,8 @@ public final class CloudTTSElement: ProviderElement {
     public static let DEFAULT_MAX_IN_FLIGHT = 2
     /// A result's first output once its text arrived.
     public static let DEFAULT_LATENCY_MS = 500
+    /// The fastest speech asked of a provider, compress's speed-up included (OpenAI's and Google's limit).
+    static let maxSpeed = 4.0
     /// Longer texts are refused per result (OpenAI's own limit).
     static let maxInput = 4096
 
@@ -97,7 +99,7 @@ public final class CloudTTSElement: ProviderElement {
                      .int(default: DEFAULT_SAMPLE_RATE, range: 0...48_000)),
         PropertySpec("gender", nick: "Gender", blurb: "Google's ssmlGender, for choosing a voice when voice is empty",
                      .enumeration(typeName: "GstParleyVoiceGender", values: VoiceGender.values, default: DEFAULT_GENDER.rawValue)),
-        PropertySpec("speed", nick: "Speed", blurb: "Speaking speed, 1 = normal", .double(default: DEFAULT_SPEED, range: 0.25...4)),
+        PropertySpec("speed", nick: "Speed", blurb: "Speaking speed, 1 = normal", .double(default: DEFAULT_SPEED, range: 0.25...maxSpeed)),
         PropertySpec("instructions", nick: "Instructions", blurb: "How to speak (gpt-4o-mini-tts), e.g. \"calm and clear\"",
                      .string(default: DEFAULT_INSTRUCTIONS)),
         PropertySpec("local-engine", nick: "Local engine", blurb: "What provider=local speaks with",

@@ -82,7 +82,8 @@ extension CloudTTSElement {
             }
             let request = SynthesisRequest(
                 text: text, language: utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language,
-                speed: settings.speed * speedUp, instructions: settings.instructions)
+                // Never past the speed property's own ceiling, which is every provider's (OpenAI and Google: 4).
+                speed: min(Self.maxSpeed, settings.speed * speedUp), instructions: settings.instructions)
             // Buffers carry their offset in the utterance; where the utterance
             // starts is decided as it leaves, after the one before it ended.
             let placement = Placement(pts: utterance.pts, timeline: timeline, id: id)
@@ -92,6 +93,10 @@ extension CloudTTSElement {
                 do throws(ProviderFailure) {
                     return .served(try await synthesizer.synthesize(request) { samples in
                         guard stillCurrent() else { return false }
+                        let first = audio.samples == 0
+                        self.timeline.withLock { [pts = utterance.pts] in
+                            $0.schedule(UInt64(samples.count) * Gst.second / UInt64(synthesizer.rate), firstAt: first ? pts : nil)
+                        }
                         var output = audio.chunk(samples, from: synthesizer, speaker: synthesizer.speakerName(for: request))
                         output.stillWanted = stillCurrent
                         output.prepare = { placement.place(&$0, rate: synthesizer.rate) }

@@ -198,6 +198,8 @@ public final class EspeakTTSElement: AsyncTransform {
                 guard stillCurrent() else { return false }
                 var messages = marks.compactMap { Self.markMessage($0, text: utterance.text, start: start, segment: meta.segmentID) }
                 if !samples.isEmpty {
+                    let first = pushedSamples == 0
+                    timeline.withLock { $0.schedule(UInt64(samples.count) * Gst.second / rate, firstAt: first ? utterance.pts : nil) }
                     let buffer = Buffer(bytes: UnsafeRawBufferPointer(samples))
                     buffer.pts = start + pushedSamples * Gst.second / rate
                     pushedSamples += UInt64(samples.count)
