@@ -32,6 +32,14 @@ public enum Session {
         return data + "/parley"
     }
 
+    /// A local engine's folder: `$<variable>` when set, else `name` under
+    /// `dataFolder` (the rule the scripts/prepare-* scripts follow too).
+    public static func engineFolder(_ name: String, unless variable: String,
+                                    environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let folder = environment[variable], !folder.isEmpty { return folder }
+        return dataFolder(environment: environment) + "/" + name
+    }
+
     /// A new session's id: its start time and a random suffix ("20261123-193012-4f2a").
     public static func newID(at date: Date = Date()) -> String {
         let formatter = DateFormatter()

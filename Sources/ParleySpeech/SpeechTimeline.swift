@@ -91,13 +91,20 @@ public struct SpeechTimeline: Sendable, Equatable {
     /// Speech placed on the timeline reaches `end`.
     public mutating func spoke(until end: UInt64) { nextFree = max(nextFree, end) }
 
-    /// `duration` of speech was made, not yet placed: a result's first chunk
-    /// gives its text's `pts` (it starts there or after what is scheduled),
-    /// the chunks after it none (they follow it).
-    public mutating func schedule(_ duration: UInt64, firstAt pts: UInt64?) {
+    /// How much faster a result of `meta`, its text stamped `pts`, is
+    /// spoken under `overlap`: `catchUpSpeed` from its speech end under
+    /// compress, 1 under the others.
+    public func speedUp(for meta: SpeechMeta, pts: UInt64, overlap: SpeechOverlap, maxSpeedUp: Double) -> Double {
+        overlap == .compress ? catchUpSpeed(speechEnd: meta.speechEndAudioTime, pts: pts, maxSpeedUp: maxSpeedUp) : 1
+    }
+
+    /// `samples` of speech at `rate` were made, not yet placed: a result's
+    /// first chunk gives its text's `pts` (it starts there or after what is
+    /// scheduled), the chunks after it none (they follow it).
+    public mutating func schedule(samples: Int, rate: Int, firstAt pts: UInt64?) {
         var start = max(scheduledEnd, nextFree)
         if let pts, pts != Gst.clockTimeNone { start = max(start, pts) }
-        scheduledEnd = start + duration
+        scheduledEnd = start + UInt64(samples) * Gst.second / UInt64(rate)
     }
 
     /// Audio at `rate` is about to leave: true when downstream must be told

@@ -21,7 +21,12 @@ import WhisperEngine
         var statuses: [String]
         /// Who spoke each result (parley/tts `provider`).
         var providers: [String] = []
+        /// How much faster each segment was spoken (parley/tts `speed-up`).
+        var speedUps: [UInt64: Double] = [:]
         var error: PipelineError?
+
+        /// Seconds of audio segment `id` made.
+        func seconds(of id: UInt64) -> Double { Double(spans.filter { $0.segment == id }.reduce(0) { $0 + $1.duration }) / 1e9 }
     }
 
     func speak(_ texts: [String], _ options: String, sink: String, source: String = "") async throws -> Run {
@@ -29,12 +34,14 @@ import WhisperEngine
             parleytestsrc texts="\(texts.joined(separator: "|"))" spacing-ms=100 \(source) ! cloudtts \(options) ! parleytestaudiosink name=\(sink)
             """)
         var warnings: [String] = [], statuses: [String] = [], providers: [String] = [], failure: PipelineError?
+        var speedUps: [UInt64: Double] = [:]
         do {
             try await pipeline.run { event in
                 if case .warning(_, let message, _) = event { warnings.append(message) }
                 if case .elementMessage(_, let structure) = event, structure.name == "parley/tts" {
                     statuses.append(structure["status"]?.string ?? "")
                     providers.append(structure["provider"]?.string ?? "")
+                    if let spoken = SpokenMessage(structure) { speedUps[spoken.segmentID] = spoken.speedUp }
                 }
             }
         } catch {
@@ -42,7 +49,7 @@ import WhisperEngine
         }
         let recorded = AudioRecordingSink.take(sink)
         return Run(spans: recorded.spans, samples: recorded.samples, warnings: warnings, statuses: statuses,
-                   providers: providers, error: failure)
+                   providers: providers, speedUps: speedUps, error: failure)
     }
 
     func seconds(_ run: Run) -> Double { Double(run.spans.reduce(0) { $0 + $1.duration }) / 1e9 }
@@ -144,49 +151,27 @@ import WhisperEngine
                                   "provider=local overlap=interrupt ! identity sync=true", sink: "ttscut", source: "interval-ms=300")
         let whole = try await speak(["this is a rather long sentence that will be interrupted by the next one"],
                                     "provider=local", sink: "ttswhole")
-        let first = Double(cut.spans.filter { $0.segment == 0 }.reduce(0) { $0 + $1.duration }) / 1e9
+        let first = cut.seconds(of: 0)
         #expect(first < seconds(whole) / 2, "the first result was cut: \(first) of \(seconds(whole)) s")
         #expect(cut.spans.contains { $0.segment == 1 }, "the new one is spoken")
     }
-}
 
-/// overlap=compress: speech that falls behind its speaker is spoken faster.
-@Suite struct CloudTTSCompressTests {
-    init() { Parley.register(testElements) }
-
-    /// Each segment's audio seconds and speed-up (parley/tts), for four long
-    /// sentences stamped 100 ms apart: each is behind the speech before it.
-    func speak(_ options: String, sink: String) async throws -> [(seconds: Double, speedUp: Double)] {
-        let sentence = "this sentence is long enough to keep the voice busy for a few seconds at its natural speed"
-        let pipeline = try Pipeline(launch: """
-            parleytestsrc texts="\(Array(repeating: sentence, count: 4).joined(separator: "|"))" spacing-ms=100
-            ! cloudtts provider=local local-engine=espeak \(options) ! parleytestaudiosink name=\(sink)
-            """)
-        var found: [UInt64: Double] = [:]
-        try await pipeline.run { event in
-            if case .elementMessage(_, let structure) = event, let spoken = SpokenMessage(structure) {
-                found[spoken.segmentID] = spoken.speedUp
-            }
-        }
-        let spans = AudioRecordingSink.take(sink).spans
-        return (0..<4).map { segment in
-            (Double(spans.filter { $0.segment == segment }.reduce(0) { $0 + $1.duration }) / 1e9, found[UInt64(segment)] ?? 0)
-        }
-    }
-
+    /// overlap=compress: four long sentences stamped 100 ms apart, each
+    /// behind the speech before it, are spoken faster up to the ceiling.
     @Test func speechBehindItsSpeakerIsSpokenFasterUpToTheCeiling() async throws {
-        let queued = try await speak("overlap=queue", sink: "ttsqueued")
-        let compressed = try await speak("overlap=compress", sink: "ttscompressed")
-        let never = try await speak("overlap=compress max-speed-up=1", sink: "ttsnever")
-        #expect(queued.allSatisfy { $0.speedUp == 1 && $0.seconds > 3 }, "\(queued)")
-        #expect(never.allSatisfy { $0.speedUp == 1 }, "a ceiling of 1 never speeds up: \(never)")
+        let sentences = Array(repeating: "this sentence is long enough to keep the voice busy for a few seconds at its natural speed", count: 4)
+        let queued = try await speak(sentences, "provider=local local-engine=espeak overlap=queue", sink: "ttsqueued")
+        let compressed = try await speak(sentences, "provider=local local-engine=espeak overlap=compress", sink: "ttscompressed")
+        let never = try await speak(sentences, "provider=local local-engine=espeak overlap=compress max-speed-up=1", sink: "ttsnever")
+        #expect((0..<4).allSatisfy { queued.speedUps[$0] == 1 && queued.seconds(of: $0) > 3 }, "\(queued.speedUps)")
+        #expect((0..<4).allSatisfy { never.speedUps[$0] == 1 }, "a ceiling of 1 never speeds up: \(never.speedUps)")
         // The first is not behind anything; by the third (fetched once the
         // first has left, max-in-flight=2) the speech is seconds behind.
-        #expect(compressed[0].speedUp == 1 && abs(compressed[0].seconds / queued[0].seconds - 1) < 0.05, "\(compressed)")
-        for segment in 2...3 {
-            #expect(compressed[segment].speedUp == 1.5, "segment \(segment): \(compressed)")
-            #expect(compressed[segment].seconds < queued[segment].seconds * 0.85,
-                    "segment \(segment) spoken faster: \(compressed[segment].seconds) s against \(queued[segment].seconds)")
+        #expect(compressed.speedUps[0] == 1 && abs(compressed.seconds(of: 0) / queued.seconds(of: 0) - 1) < 0.05, "\(compressed.speedUps)")
+        for segment: UInt64 in 2...3 {
+            #expect(compressed.speedUps[segment] == 1.5, "segment \(segment): \(compressed.speedUps)")
+            #expect(compressed.seconds(of: segment) < queued.seconds(of: segment) * 0.85,
+                    "segment \(segment) spoken faster: \(compressed.seconds(of: segment)) s against \(queued.seconds(of: segment))")
         }
     }
 }

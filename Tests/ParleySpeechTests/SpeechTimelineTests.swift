@@ -37,13 +37,13 @@ import Testing
     @Test func speechMadeButNotYetPlacedCountsAsBehind() {
         var timeline = SpeechTimeline()
         // A result stamped 1 s made 2 s of speech in two chunks; none has left yet.
-        timeline.schedule(1 * second, firstAt: second)
-        timeline.schedule(1 * second, firstAt: nil)
+        timeline.schedule(samples: 16_000, rate: 16_000, firstAt: second)
+        timeline.schedule(samples: 16_000, rate: 16_000, firstAt: nil)
         #expect(timeline.scheduledEnd == 3 * second && timeline.nextFree == 0)
         #expect(abs(timeline.catchUpSpeed(speechEnd: Gst.clockTimeNone, pts: 1 * second, maxSpeedUp: 2) - 1.375) < 1e-9,
                 "2 s behind the next text stamped 1 s: 1 + 1.5/4")
         timeline.spoke(until: 3 * second)
-        timeline.schedule(second, firstAt: 5 * second)
+        timeline.schedule(samples: 16_000, rate: 16_000, firstAt: 5 * second)
         #expect(timeline.scheduledEnd == 6 * second, "a later text starts at its own time")
         timeline.flushStarted()
         timeline.flushStopped()

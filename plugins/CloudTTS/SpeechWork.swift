@@ -77,8 +77,8 @@ extension CloudTTSElement {
             guard let speakers = speakers.withLock({ $0 }) else { return unspoken(utterance, .failed, "no provider is set up") }
             let settings = utterance.settings
             let (streamLanguage, speedUp) = timeline.withLock { timeline in
-                (timeline.streamLanguage, settings.overlap != .compress ? 1 : timeline.catchUpSpeed(
-                    speechEnd: utterance.meta.speechEndAudioTime, pts: utterance.pts, maxSpeedUp: settings.maxSpeedUp))
+                (timeline.streamLanguage,
+                 timeline.speedUp(for: utterance.meta, pts: utterance.pts, overlap: settings.overlap, maxSpeedUp: settings.maxSpeedUp))
             }
             let request = SynthesisRequest(
                 text: text, language: utterance.meta.language.isEmpty ? streamLanguage : utterance.meta.language,
@@ -95,7 +95,7 @@ extension CloudTTSElement {
                         guard stillCurrent() else { return false }
                         let first = audio.samples == 0
                         self.timeline.withLock { [pts = utterance.pts] in
-                            $0.schedule(UInt64(samples.count) * Gst.second / UInt64(synthesizer.rate), firstAt: first ? pts : nil)
+                            $0.schedule(samples: samples.count, rate: synthesizer.rate, firstAt: first ? pts : nil)
                         }
                         var output = audio.chunk(samples, from: synthesizer, speaker: synthesizer.speakerName(for: request))
                         output.stillWanted = stillCurrent

@@ -123,7 +123,7 @@ public final class EspeakTTSElement: AsyncTransform {
         guard meta.status == .final, !text.isEmpty else { return [timeline.unspoken(at: buffer.pts)] }
         let generation = timeline.withLock { $0.accept(segment: meta.segmentID, overlap: current.overlap) }
         return [work(Utterance(text: text, pts: buffer.pts, meta: meta, parameters: current.speech.parameters,
-                               compresses: current.overlap == .compress,
+                               overlap: current.overlap,
                                receivedAt: MonotonicClock.nanoseconds(), generation: generation))]
     }
 
@@ -153,8 +153,8 @@ public final class EspeakTTSElement: AsyncTransform {
         var pts: UInt64
         var meta: SpeechMeta
         var parameters: SpeechParameters
-        /// overlap=compress: spoken faster while behind its speaker.
-        var compresses: Bool
+        /// Under compress, spoken faster while behind its speaker.
+        var overlap: SpeechOverlap
         var receivedAt: UInt64
         var generation: UInt64
     }
@@ -175,8 +175,8 @@ public final class EspeakTTSElement: AsyncTransform {
     private func speak(_ utterance: Utterance, emit: StageWork.Emit, stillCurrent: @escaping @Sendable () -> Bool) -> StageOutput {
         let rate = UInt64(EspeakEngine.shared.sampleRate)
         let (start, streamLanguage, speedUp) = timeline.withLock { timeline in
-            (timeline.start(for: utterance.pts), timeline.streamLanguage, !utterance.compresses ? 1 : timeline.catchUpSpeed(
-                speechEnd: utterance.meta.speechEndAudioTime, pts: utterance.pts, maxSpeedUp: SpeechTimeline.defaultMaxSpeedUp))
+            (timeline.start(for: utterance.pts), timeline.streamLanguage,
+             timeline.speedUp(for: utterance.meta, pts: utterance.pts, overlap: utterance.overlap, maxSpeedUp: SpeechTimeline.defaultMaxSpeedUp))
         }
         var parameters = utterance.parameters
         parameters.rate = min(EspeakEngine.rates.upperBound, Int((Double(parameters.rate) * speedUp).rounded()))
@@ -199,7 +199,7 @@ public final class EspeakTTSElement: AsyncTransform {
                 var messages = marks.compactMap { Self.markMessage($0, text: utterance.text, start: start, segment: meta.segmentID) }
                 if !samples.isEmpty {
                     let first = pushedSamples == 0
-                    timeline.withLock { $0.schedule(UInt64(samples.count) * Gst.second / rate, firstAt: first ? utterance.pts : nil) }
+                    timeline.withLock { $0.schedule(samples: samples.count, rate: Int(rate), firstAt: first ? utterance.pts : nil) }
                     let buffer = Buffer(bytes: UnsafeRawBufferPointer(samples))
                     buffer.pts = start + pushedSamples * Gst.second / rate
                     pushedSamples += UInt64(samples.count)

@@ -11,8 +11,7 @@ public struct PiperInstallation: Sendable, Equatable, Hashable {
     /// `$PARLEY_PIPER_DIR`, else `${XDG_DATA_HOME:-~/.local/share}/parley/piper-joe`:
     /// the rule scripts/prepare-piper follows.
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> PiperInstallation {
-        if let folder = environment["PARLEY_PIPER_DIR"], !folder.isEmpty { return PiperInstallation(folder: folder) }
-        return PiperInstallation(folder: Session.dataFolder(environment: environment) + "/piper-joe")
+        PiperInstallation(folder: Session.engineFolder("piper-joe", unless: "PARLEY_PIPER_DIR", environment: environment))
     }
 
     public var python: String { folder + "/venv/bin/python" }

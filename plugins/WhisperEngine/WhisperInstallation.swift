@@ -12,8 +12,7 @@ public struct WhisperInstallation: Sendable, Equatable {
     /// `$PARLEY_WHISPER_DIR`, else `${XDG_DATA_HOME:-~/.local/share}/parley/whisper-base`:
     /// the rule scripts/prepare-whisper follows.
     public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> WhisperInstallation {
-        if let folder = environment["PARLEY_WHISPER_DIR"], !folder.isEmpty { return WhisperInstallation(folder: folder) }
-        return WhisperInstallation(folder: Session.dataFolder(environment: environment) + "/whisper-base")
+        WhisperInstallation(folder: Session.engineFolder("whisper-base", unless: "PARLEY_WHISPER_DIR", environment: environment))
     }
 
     public var python: String { folder + "/venv/bin/python" }
