@@ -74,7 +74,16 @@ import WhisperEngine
     /// Whisper-base hears back what it said; espeak-ng stays one property away.
     @Test func piperSpeaksEnglishThatWhisperHearsBack() async throws {
         try #require(PiperInstallation.standard().isPrepared, "scripts/setup prepares the Piper voice")
-        let text = "Please enter your agent number followed by the pound key."
+        // A passage of several prompts, not one: Piper draws fresh noise for
+        // every synthesis, and on a single ten-word prompt one run in a few
+        // dozen was heard with three words wrong ("age and number", "palm
+        // key": 0.3); over some forty words that chance is gone, while a
+        // broken voice still scores far above 0.2.
+        let text = """
+            Please enter your agent number followed by the pound key. The person at extension \
+            is not available. Please leave your message after the tone. When done, hang up or press \
+            the pound key. To hear the menu again, please stay on the line.
+            """
         let piper = try await speak([text], "provider=local", sink: "ttspiper")
         let espeak = try await speak([text], "provider=local local-engine=espeak", sink: "ttsespeak")
         #expect(piper.error == nil && piper.statuses == ["final"], "\(String(describing: piper.error))")
