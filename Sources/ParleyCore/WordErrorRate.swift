@@ -1,7 +1,8 @@
 /// Word error rate, the usual way: (substitutions + deletions + insertions)
 /// / reference words, after normalising both sides alike (lower case, no
-/// punctuation, hyphens as spaces, digits as words), so "ill-disposed," and
-/// "ill disposed" or "10" and "ten" are not counted as errors.
+/// punctuation, hyphens as spaces, digits as words, a number said digit by
+/// digit as one number), so "ill-disposed," and "ill disposed", "10" and
+/// "ten", or "1234" and "1 2 3 4" are not counted as errors.
 public enum WordErrorRate {
     public struct Score: Sendable, Equatable {
         public var errors: Int
@@ -30,10 +31,33 @@ public enum WordErrorRate {
             else if character == "'" || character == "’" { continue }  // "party's" = "partys" on both sides
             else { cleaned.append(" ") }
         }
-        return cleaned.split(separator: " ").flatMap { word -> [String] in
-            guard let number = Int(word), number < 1_000_000 else { return [String(word)] }
+        return digitsJoined(cleaned.split(separator: " ").map(String.init)).flatMap { word -> [String] in
+            guard let number = Int(word), number < 1_000_000 else { return [word] }
             return spelled(number)
         }
+    }
+
+    /// A number said digit by digit is one number however it was written:
+    /// "1 2 3 4" = "1234", "5 0 0" and "5 00" = "500" (an extension, a PIN,
+    /// a phone number; Whisper writes it either way, and so do references).
+    /// A run of two or more single digits, or of a digit and zeros, becomes
+    /// one token; "28 8" (from "28.8", on both sides alike) is left as it is.
+    static func digitsJoined(_ tokens: [String]) -> [String] {
+        func isDigitPiece(_ token: String) -> Bool {
+            !token.isEmpty && token.allSatisfy(\.isASCII) && token.allSatisfy(\.isNumber)
+                && (token.count == 1 || token.allSatisfy { $0 == "0" })
+        }
+        var joined: [String] = []
+        var run: [String] = []
+        func flush() {
+            if run.count > 1 { joined.append(run.joined()) } else { joined += run }
+            run = []
+        }
+        for token in tokens {
+            if isDigitPiece(token) { run.append(token) } else { flush(); joined.append(token) }
+        }
+        flush()
+        return joined
     }
 
     /// Levenshtein distance over words.
