@@ -71,6 +71,9 @@ public struct TextResult: Sendable, Equatable {
     /// A translation joined from several segments' texts (streamtranslator
     /// `max-hold-ms`): the first of them; nil for a segment's own result.
     public var firstSegmentID: UInt64?
+    /// A local partial transcript's leading words that two consecutive
+    /// passes agreed on (cloudstt `partials-every-ms`); nil otherwise.
+    public var stable: String?
 
     init(_ transcript: TranscriptMessage, source: String) {
         segmentID = transcript.segmentID
@@ -79,6 +82,7 @@ public struct TextResult: Sendable, Equatable {
         language = transcript.language
         provider = transcript.provider
         self.source = source
+        stable = transcript.stable
     }
 
     init(_ translation: TranslationMessage, source: String) {

@@ -15,9 +15,11 @@ public struct TranscriptMessage: StructureContract, Equatable {
     public var start: UInt64
     public var duration: UInt64
     public var provider: String
+    /// A local partial's leading words that two passes agreed on (cloudstt partials-every-ms).
+    public var stable: String?
 
     public init(segmentID: UInt64, text: String, status: SpeechStatus, language: String, start: UInt64, duration: UInt64,
-                provider: String) {
+                provider: String, stable: String? = nil) {
         self.segmentID = segmentID
         self.text = text
         self.status = status
@@ -25,6 +27,7 @@ public struct TranscriptMessage: StructureContract, Equatable {
         self.start = start
         self.duration = duration
         self.provider = provider
+        self.stable = stable
     }
 
     public static let doc = StructureDoc(.message, "parley/transcript", when: "per result: each partial, then the final (or failed, skipped)", fields: [
@@ -35,6 +38,8 @@ public struct TranscriptMessage: StructureContract, Equatable {
         .init("start", .uint64, "Stream time of the segment's first sample (ns)"),
         .init("duration", .uint64, "The segment's length (ns)"),
         .init("provider", .string, "Who served it; empty for partials and unserved results"),
+        .init("stable", .string, "The leading words of text that two consecutive passes agreed on (LocalAgreement): a caption may show them as settled and the rest as tentative; the final may still differ",
+              onlyWhen: "a partial of the local engine (cloudstt partials-every-ms)"),
     ])
 
     public var structure: Structure {
@@ -42,13 +47,14 @@ public struct TranscriptMessage: StructureContract, Equatable {
             ("segment-id", .uint64(segmentID)), ("text", .string(text)), ("status", .string(status.description)),
             ("language", .string(language)), ("start", .uint64(start)), ("duration", .uint64(duration)),
             ("provider", .string(provider)),
-        ])
+        ] + (stable.map { [("stable", .string($0))] } ?? []))
     }
 
     public init?(_ structure: Structure) {
         guard structure.name == Self.name, let fields = SegmentFields(structure) else { return nil }
         self.init(segmentID: fields.id, text: fields.text("text"), status: fields.status, language: fields.text("language"),
-                  start: fields.time("start"), duration: fields.time("duration"), provider: fields.text("provider"))
+                  start: fields.time("start"), duration: fields.time("duration"), provider: fields.text("provider"),
+                  stable: structure["stable"]?.string)
     }
 }
 

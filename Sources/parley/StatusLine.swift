@@ -5,7 +5,10 @@ import enum ParleyCore.SafeText
 /// The live line on a terminal: elapsed time; how far into the input the
 /// pipeline is and, for a file, how much of it that is and when it will be
 /// done; segments cut, and with a speech recognizer in the pipeline, how
-/// many have their transcript and how many are still in flight.
+/// many have their transcript and how many are still in flight; while a
+/// segment is being spoken and cloudstt shows it as it goes
+/// (`partials-every-ms`), the end of what it has heard so far — a live
+/// caption, gone once the segment's final is printed.
 final class StatusLine: @unchecked Sendable {
     // @unchecked: all state behind `lock`.
     private let enabled: Bool
@@ -29,6 +32,10 @@ final class StatusLine: @unchecked Sendable {
     /// Until the pipeline plays, its elements are opening: a speech model
     /// loading takes seconds, and the line says so instead of "0% done".
     private var playing = false
+    /// The latest partial transcript of the segment being spoken, until its final.
+    private var caption: String?
+    /// How much of a caption the line shows: its end, where the words are new.
+    static let captionCharacters = 60
 
     init(enabled: Bool) { self.enabled = enabled }
 
@@ -41,7 +48,10 @@ final class StatusLine: @unchecked Sendable {
             case .segment(let segment) where segment.end != nil:
                 segmentsClosed += 1
                 segmentEnds[segment.segmentID] = segment.end
-            case .transcript(let result) where result.status != .partial:
+            case .transcript(let result) where result.status == .partial:
+                caption = result.text
+            case .transcript(let result):
+                caption = nil
                 results += 1
                 transcribedUpTo = max(transcribedUpTo, segmentEnds[result.segmentID] ?? 0)
             case .stateChanged(_, "PLAYING"):
@@ -98,7 +108,14 @@ final class StatusLine: @unchecked Sendable {
         let segments = countsTranscripts
             ? "segments \(segmentsClosed), transcribed \(results), \(max(0, segmentsClosed - results)) in flight"
             : "segments \(segmentsClosed)"
-        return String(format: "elapsed %.1fs  ", elapsed) + audio + "  " + segments
+        return String(format: "elapsed %.1fs  ", elapsed) + audio + "  " + segments + (caption.map(Self.hearing) ?? "")
+    }
+
+    /// `  hearing: "…the end of the caption"`, one line however long the segment.
+    static func hearing(_ caption: String) -> String {
+        let line = TerminalText.safe(caption.replacingOccurrences(of: "\n", with: " "))
+        let shown = line.count > captionCharacters ? "…" + line.suffix(captionCharacters - 1) : line
+        return "  hearing: \"\(shown)\""
     }
 
     private func draw() {

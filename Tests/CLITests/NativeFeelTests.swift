@@ -207,6 +207,23 @@ import Testing
         #expect(banner < provider && provider < firstSegment, "\(lines)")
     }
 
+    /// With partials on, the line shows what is being heard while the
+    /// speaker speaks (a live caption), and no longer once it is final.
+    @Test func whileASegmentIsSpokenTheLineShowsWhatIsHeardSoFar() async throws {
+        let recording = try SpeechFixtures.threeUtterances(in: scratch)
+        let lines = try await runOnATerminal("""
+            #@ description Live caption
+            #@ var INPUT=x.wav  The recording
+            recordingsrc location=${INPUT} ! vadsegmenter ! cloudstt local-engine=whisper partials-every-ms=700 ! fakesink
+            """, recording: recording.path)
+        let statuses = lines.filter { $0.hasPrefix("elapsed ") }
+        let captions = statuses.filter { $0.contains("hearing: \"") }
+        #expect(!captions.isEmpty, "\(statuses)")
+        #expect(captions.contains { $0.lowercased().contains("young") || $0.lowercased().contains("selfish") || $0.lowercased().contains("married") },
+                "\(captions)")
+        #expect(statuses.last.map { !$0.contains("hearing:") } == true, "no caption once all is final: \(statuses.last ?? "")")
+    }
+
     @Test func withoutARecognizerNothingIsInFlight() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let lines = try await runOnATerminal("""

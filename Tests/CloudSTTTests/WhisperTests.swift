@@ -115,6 +115,42 @@ import WhisperEngine
         #expect(overHTTP.map(\.text) == local.map(\.text), "parley serve's /v1/audio/translations is the same Whisper task")
     }
 
+    /// partials-every-ms, a live caption: while speech goes on it is
+    /// transcribed as heard so far and shown as partials, the text growing
+    /// and its settled words (stable) never taken back; each segment still
+    /// has one final, in order, after its partials and before the next
+    /// segment's. Two stretches of prompts spoken with only breaths between
+    /// them (14 s and 7 s, less the prompts' own pauses), 1.5 s apart:
+    /// segments long enough for several passes even on a busy machine.
+    @Test func partialsShowSpeechWhileItGoesOnAndTheFinalsStayOnePerSegment() async throws {
+        let prompts = try await SpeechFixtures.asteriskPrompts("en", count: 6)
+        let first = try SpeechFixtures.recording(of: prompts[..<4].map(\.path), gap: 0.2, named: "first", in: scratch)
+        let second = try SpeechFixtures.recording(of: prompts[4...].map(\.path), gap: 0.2, named: "second", in: scratch)
+        let talk = try SpeechFixtures.recording(of: [first.path, second.path], gap: 1.5, named: "talk", in: scratch)
+        let pipeline = try Pipeline(launch: "recordingsrc location=\(talk.path) ! vadsegmenter ! cloudstt local-engine=whisper partials-every-ms=500 ! fakesink")
+        var results: [TextResult] = []
+        try await pipeline.run { event in
+            if case .transcript(let result) = event { results.append(result) }
+        }
+        let finals = results.filter { $0.status == .final }
+        #expect(finals.count >= 2 && finals.map(\.segmentID) == Array(0..<UInt64(finals.count)), "\(results.map { "\($0.segmentID) \($0.status)" })")
+        let heard = finals.map(\.text).joined(separator: " ")
+        let score = WordErrorRate.score(reference: prompts.map(\.text).joined(separator: " "), hypothesis: heard)
+        #expect(score.rate <= 0.25, "the finals are the speech's: \(score) \(heard)")
+        let partials = results.filter { $0.status == .partial }
+        #expect(Dictionary(grouping: partials, by: \.segmentID).values.contains { $0.count >= 2 }, "partials while the speaker spoke: \(partials.map(\.text))")
+        #expect(partials.contains { !($0.stable ?? "").isEmpty }, "two passes agreed on some words: \(partials.map { $0.stable ?? "-" })")
+        for (position, result) in results.enumerated() where result.status == .partial {
+            #expect(!results[..<position].contains { $0.status == .final && $0.segmentID >= result.segmentID },
+                    "a partial of segment \(result.segmentID) after its final or a later one's")
+            #expect(result.text.hasPrefix(result.stable ?? ""), "the stable words lead the text: \(result.text)")
+        }
+        for segment in Set(partials.map(\.segmentID)) {
+            let settled = partials.filter { $0.segmentID == segment }.map { $0.stable ?? "" }
+            #expect(zip(settled, settled.dropFirst()).allSatisfy { $1.hasPrefix($0) }, "settled words stay: \(settled)")
+        }
+    }
+
     @Test func serveAnswersAKilledWorkersRequestWithAClearErrorAndRecovers() async throws {
         let server = try await ServeProcess(["--engine", "whisper"])
         let worker = try #require(TestSupport.children(of: server.pid).first, "parley serve runs its Whisper worker")

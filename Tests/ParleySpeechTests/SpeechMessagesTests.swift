@@ -35,8 +35,10 @@ import Testing
     }
 
     @Test func transcriptTranslationFallbackAndSpokenMessages() throws {
-        try expectMatchesItsDoc(TranscriptMessage(segmentID: 3, text: "hello", status: .partial, language: "en",
-                                                  start: 10, duration: 20, provider: "local (pocketsphinx)"))
+        try expectMatchesItsDoc(TranscriptMessage(segmentID: 3, text: "hello there", status: .partial, language: "en",
+                                                  start: 10, duration: 20, provider: "", stable: "hello"))
+        try expectMatchesItsDoc(TranscriptMessage(segmentID: 3, text: "hello", status: .final, language: "en",
+                                                  start: 10, duration: 20, provider: "local (pocketsphinx)"), whenAll: false)
         try expectMatchesItsDoc(TranslationMessage(segmentID: 3, text: "hola", status: .final, language: "es",
                                                    sourceLanguage: "en", sourceText: "hello", provider: "cache", start: 10, duration: 20,
                                                    firstSegmentID: 2))

@@ -33,6 +33,18 @@
 // paid provider each withdrawn likely end costs a request: opt in with
 // speculate=always.
 //
+// Partials (`partials-every-ms`, off by default), for live captions: with
+// Whisper-base, a segment's work begins when it opens; each time that much
+// more of it has been heard and the worker has nothing else to do, it is
+// transcribed as heard so far and the text goes out as a partial result
+// (status partial, in order: before the segment's final, after the one
+// before's). Two consecutive passes' common leading words are `stable` in
+// `parley/transcript` (LocalAgreement, as whisper_streaming commits text): a
+// caption can show them as settled. A pass never starts while a likely end's
+// transcription stands, and a final waits at most for the one pass already
+// running: the cost is measured in benchmarks/README.md. The final is the
+// segment's own transcription, as without partials.
+//
 // Providers: `local` needs no network or key: it runs Whisper-base
 // (faster-whisper, int8) in a worker process once scripts/setup has prepared
 // it, pocketsphinx in-process otherwise (`local-engine` chooses), and says
@@ -120,6 +132,7 @@ public final class CloudSTTElement: ProviderElement {
     public static let DEFAULT_LOCAL_ENGINE = STTProvider.LocalEngine.auto
     public static let DEFAULT_LOCAL_THREADS = 0
     public static let DEFAULT_SPECULATE = STTSpeculation.auto
+    public static let DEFAULT_PARTIALS_EVERY_MS = 0
     /// One request at a time: the local engines are serial, and context-prompt is exact.
     public static let DEFAULT_MAX_IN_FLIGHT = 1
     /// A segment's transcription once it ended, locally or from a nearby service.
@@ -166,6 +179,9 @@ public final class CloudSTTElement: ProviderElement {
         PropertySpec("speculate", nick: "Speculate",
                      blurb: "Start transcribing a segment at vadsegmenter's likely end (parley/speech-likely-end), before the silence confirms it, and use that transcription if the speaker does not go on; never emitted early, one final per segment in order. Only in a live pipeline (a file has no silence to wait for). Costs a request per withdrawn likely end (paid providers: opt in with always)",
                      .enumeration(typeName: "GstParleySTTSpeculation", values: STTSpeculation.values, default: DEFAULT_SPECULATE.rawValue)),
+        PropertySpec("partials-every-ms", nick: "Partials every",
+                     blurb: "provider=local with Whisper-base: while a segment is open, transcribe it as heard so far each time this much more of it has been heard, when the engine is otherwise idle, and emit the text as a partial result (parley/transcript status partial, with the words two passes agreed on as stable), for live captions; costs CPU, not requests. 0 = off",
+                     .int(default: DEFAULT_PARTIALS_EVERY_MS, range: 0...30_000)),
         PropertySpec("language", nick: "Language",
                      blurb: "BCP-47 tag of the speech (en, en-US, pt-BR, zh-Hans): providers and engines are sent its language subtag (google: the whole tag, a region added: en → en-US), results carry the tag; empty = let Whisper detect it (pocketsphinx knows en only; google needs one)",
                      .string(default: DEFAULT_LANGUAGE), check: languageProblem),
@@ -190,6 +206,7 @@ public final class CloudSTTElement: ProviderElement {
         var localEngine = DEFAULT_LOCAL_ENGINE
         var localThreads = DEFAULT_LOCAL_THREADS
         var speculate = DEFAULT_SPECULATE
+        var partialsEveryMs = DEFAULT_PARTIALS_EVERY_MS
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
@@ -199,7 +216,9 @@ public final class CloudSTTElement: ProviderElement {
     public let element: ElementHandle
     public let settings = ProviderSettingsStore(Settings(OwnSettings(), defaultProvider: DEFAULT_PROVIDER,
                                                         defaultMaxInFlight: DEFAULT_MAX_IN_FLIGHT))
-    private let segments = Mutex(SegmentCollector())
+    let segments = Mutex(SegmentCollector())
+    /// The segment whose work began when it opened (partials-every-ms).
+    let openSegment = Mutex<OpenSegment?>(nil)
     let transcribers = Mutex<Transcribers?>(nil)
     public let stage: AsyncStage
     public let counters = ResultCounters()
@@ -229,6 +248,7 @@ public final class CloudSTTElement: ProviderElement {
         case "local-engine": return .enumeration(current.localEngine.rawValue)
         case "local-threads": return .int(current.localThreads)
         case "speculate": return .enumeration(current.speculate.rawValue)
+        case "partials-every-ms": return .int(current.partialsEveryMs)
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
@@ -247,6 +267,7 @@ public final class CloudSTTElement: ProviderElement {
         case "local-engine": settings.localEngine = STTProvider.LocalEngine(rawValue: value.int) ?? Self.DEFAULT_LOCAL_ENGINE
         case "local-threads": settings.localThreads = value.int
         case "speculate": settings.speculate = STTSpeculation(rawValue: value.int) ?? Self.DEFAULT_SPECULATE
+        case "partials-every-ms": settings.partialsEveryMs = value.int
         case "language": settings.language = value.string ?? ""
         case "min-segment-ms": settings.minSegmentMs = value.int
         case "max-segment-ms": settings.maxSegmentMs = value.int
@@ -290,10 +311,21 @@ public final class CloudSTTElement: ProviderElement {
         previousTranscript.withLock { $0 = "" }
         segments.withLock { $0 = SegmentCollector() }
         speculations.cancelAll()
+        abandonOpenSegment()
         liveUpstream.withLock { $0 = nil }
     }
 
-    public func stop() { speculations.cancelAll() }
+    public func stop() {
+        speculations.cancelAll()
+        abandonOpenSegment()
+    }
+
+    func abandonOpenSegment() {
+        openSegment.withLock { open in
+            defer { open = nil }
+            return open
+        }?.abandon()
+    }
 
     public func close() {
         closed.set()
@@ -321,7 +353,8 @@ public final class CloudSTTElement: ProviderElement {
     public func accept(_ buffer: Buffer) -> [StageWork] {
         let maxSegmentMs = settings.withLock { $0.maxSegmentMs }
         let samples = buffer.int16Samples
-        let ready = segments.withLock { $0.append(samples, pts: buffer.pts, maxSegmentMs: maxSegmentMs) }
+        let (ready, heard) = segments.withLock { ($0.append(samples, pts: buffer.pts, maxSegmentMs: maxSegmentMs), $0.openCount) }
+        if let heard, let open = openSegment.withLock({ $0 }), open.id == heard.id { open.heard(heard.count) }
         return ready.map { [work(for: $0)] } ?? []
     }
 
@@ -333,18 +366,43 @@ public final class CloudSTTElement: ProviderElement {
         case .flushStop:
             segments.withLock { $0 = SegmentCollector(rate: $0.rate) }
             speculations.cancelAll()
+            abandonOpenSegment()
             return []
         case .eos:
-            return segments.withLock { $0.finish() }.map { [work(for: $0)] } ?? []
+            if let open = segments.withLock({ $0.finish() }) { return completed(open).map { [$0] } ?? [] }
+            // A segment opened with partials that heard nothing: its work ends too (skipped: too short).
+            if let open = openSegment.withLock({ open in defer { open = nil }; return open }) {
+                open.end(SpeechSegment(id: open.id, start: open.start, rate: open.rate), speculation: speculations.take(open.id))
+            }
+            return []
         default:
             guard let boundary = SpeechBoundary(event) else { return [] }
-            return segments.withLock { $0.boundary(boundary) }.compactMap { step in
+            var works = segments.withLock { $0.boundary(boundary) }.compactMap { step -> StageWork? in
                 switch step {
-                case .completed(let segment): return work(for: segment)
+                case .completed(let segment): return completed(segment)
                 case .likelyEnd(let heard): speculate(on: heard); return nil
                 case .resumed(let id): speculations.withdraw(id); return nil
                 }
             }
+            if case .start(let id, let start) = boundary, givesPartials(settings.withLock { $0 }) {
+                let open = OpenSegment(id: id, start: start, rate: segments.withLock { $0.rate })
+                openSegment.withLock { $0 = open }
+                works.append(openedWork(open))
+            }
+            return works
         }
+    }
+
+    /// A segment that ended: work to transcribe it, or nothing when its
+    /// work began at its start (partials), which now has its end.
+    func completed(_ segment: SpeechSegment) -> StageWork? {
+        let open = openSegment.withLock { open -> OpenSegment? in
+            guard let current = open, current.id == segment.id else { return nil }
+            open = nil
+            return current
+        }
+        guard let open else { return work(for: segment) }
+        open.end(segment, speculation: speculations.take(segment.id))
+        return nil
     }
 }

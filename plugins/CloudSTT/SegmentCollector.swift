@@ -27,6 +27,12 @@ struct SegmentCollector {
 
     init(rate: Int = 16_000) { self.rate = rate }
 
+    /// The segment open now, as heard so far.
+    var open: SpeechSegment? { current }
+
+    /// The open segment's ID and how many samples it holds.
+    var openCount: (id: UInt64, count: Int)? { current.map { ($0.id, $0.samples.count) } }
+
     mutating func append(_ samples: [Int16], pts: UInt64, maxSegmentMs: Int) -> SpeechSegment? {
         if current == nil && !evented {
             current = SpeechSegment(id: nextAutomaticID, start: pts == Gst.clockTimeNone ? 0 : pts, rate: rate)

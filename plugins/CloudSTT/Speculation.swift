@@ -54,8 +54,8 @@ final class Speculations: Sendable {
     /// still stands, and how many were started.
     struct Taken: Sendable {
         var task: Task<Outcome, Never>?
-        var startedAt: UInt64
-        var started: Int
+        var startedAt: UInt64 = 0
+        var started = 0
     }
 
     private let entries = Mutex<[UInt64: Entry]>([:])
@@ -117,6 +117,9 @@ final class Speculations: Sendable {
         }
         task?.cancel()
     }
+
+    /// Whether a transcription of `id` stands (started or deferred, not withdrawn).
+    func stands(_ id: UInt64) -> Bool { entries.withLock { $0[id].map { $0.task != nil || $0.deferred != nil } ?? false } }
 
     /// The segment ended: what was started for it (forgotten here).
     func take(_ id: UInt64) -> Taken {

@@ -10,42 +10,53 @@ extension CloudSTTElement {
     /// request (the chain, partials as they stream), result (served or
     /// failed, with the chain's report).
     func work(for segment: SpeechSegment) -> StageWork {
-        let current = settings.withLock { $0 }
-        // task=translate: every result is English, whatever was spoken.
-        let language = current.task == .translate ? "en" : current.language
-        let transcribers = transcribers.withLock { $0 }
-        let counters = counters
         // Taken on the streaming thread, in order: a likely end after this
         // one belongs to the next segment.
         let speculation = speculations.take(segment.id)
         return StageWork(progressive: { [self] emit in
-            if let refused = Self.refusal(of: segment, settings: current) {
-                speculation.task?.cancel()
-                return Self.result(segment, text: "", status: .skipped, language: language, counters: counters, warning: refused)
-            }
-            guard let transcribers else {
-                return Self.result(segment, text: "", status: .failed, language: language, counters: counters,
-                                   warning: "segment \(segment.id): no provider is set up")
-            }
-            var meta = SpeechMeta(segmentID: segment.id, language: language)
-            let outcome: FallbackChain.Outcome<Transcription>
-            if let speculative = speculation.task {
-                // Started at the likely end; nothing but silence came after it.
-                meta.stamp(.requestSent, at: speculation.startedAt)
-                outcome = await speculative.value
-            } else {
-                meta.stamp(.requestSent)
-                outcome = await transcribe(segment, settings: current, transcribers: transcribers) { text in
-                    emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
-                }
-            }
-            let output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
-            return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil)
-        }, placeholder: { reason in
+            await finalResult(of: segment, speculation: speculation, emit: emit)
+        }, placeholder: { [self] reason in skipped(segment, speculation: speculation, reason: reason) })
+    }
+
+    /// The segment's one result, once it has ended.
+    func finalResult(of segment: SpeechSegment, speculation: Speculations.Taken,
+                     emit: @escaping @Sendable (StageOutput) -> Void) async -> StageOutput {
+        let current = settings.withLock { $0 }
+        // task=translate: every result is English, whatever was spoken.
+        let language = current.task == .translate ? "en" : current.language
+        let transcribers = transcribers.withLock { $0 }
+        if let refused = Self.refusal(of: segment, settings: current) {
             speculation.task?.cancel()
-            return Self.result(segment, text: "", status: .skipped, language: language, counters: counters,
-                               warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
-        })
+            return Self.result(segment, text: "", status: .skipped, language: language, counters: counters, warning: refused)
+        }
+        guard let transcribers else {
+            return Self.result(segment, text: "", status: .failed, language: language, counters: counters,
+                               warning: "segment \(segment.id): no provider is set up")
+        }
+        var meta = SpeechMeta(segmentID: segment.id, language: language)
+        let outcome: FallbackChain.Outcome<Transcription>
+        if let speculative = speculation.task {
+            // Started at the likely end; nothing but silence came after it.
+            meta.stamp(.requestSent, at: speculation.startedAt)
+            outcome = await speculative.value
+        } else {
+            meta.stamp(.requestSent)
+            let counters = counters
+            outcome = await transcribe(segment, settings: current, transcribers: transcribers) { text in
+                emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
+            }
+        }
+        let output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
+        return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil)
+    }
+
+    /// What takes a segment's place when queue-policy drops it.
+    func skipped(_ segment: SpeechSegment, speculation: Speculations.Taken, reason: AsyncStage.Queue.SkipReason) -> StageOutput {
+        speculation.task?.cancel()
+        let current = settings.withLock { $0 }
+        return Self.result(segment, text: "", status: .skipped, language: current.task == .translate ? "en" : current.language,
+                           counters: counters,
+                           warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
     }
 
     /// The chain's transcription of `segment`; `onPartial` gets what a streaming provider shows on the way.

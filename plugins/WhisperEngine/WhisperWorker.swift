@@ -172,6 +172,10 @@ public final class WhisperWorker: Sendable {
         return answer
     }
 
+    /// Nothing is being transcribed or waiting to be: a request made now
+    /// starts at once (cloudstt's partials run only then).
+    public var isIdle: Bool { state.withLock { $0.current == nil && $0.queue.isEmpty } }
+
     /// Ends the worker; whatever waits fails with `.stopped`.
     public func stop() {
         let (process, jobs, waiters) = state.withLock { state in
