@@ -241,6 +241,21 @@ import WhisperEngine
         #expect(!held.contains(writeEnd), "the worker holds the host's \(writeEnd): \(held)")
     }
 
+    /// A preview (cloudstt's partial passes) is encoded with 1 s of window
+    /// after the audio, a final with the worker's 8 s: the window a 3 s
+    /// reading got is in the answer, in whole seconds, and both hear it.
+    @Test func aPreviewGetsAOneSecondMarginAndAFinalTheWholeEight() async throws {
+        let worker = WhisperWorker(installation: .standard())
+        defer { worker.stop() }
+        let samples = try SpeechFixtures.samples(ofWAV: SpeechFixtures.clips[0])
+        let seconds = Double(samples.count) / 16_000
+        let final = try await worker.transcribe(samples, language: "en")
+        let preview = try await worker.transcribe(samples, language: "en", margin: WhisperWorker.previewMargin)
+        #expect(final.window == (seconds + 8).rounded(.up), "\(seconds) s: \(final.window ?? -1)")
+        #expect(preview.window == (seconds + 1).rounded(.up), "\(seconds) s: \(preview.window ?? -1)")
+        #expect(final.text.lowercased().contains("young man") && preview.text.lowercased().contains("young"), "\(final.text) / \(preview.text)")
+    }
+
     @Test func preparingAgainDoesNothing() async throws {
         let model = WhisperInstallation.standard().model + "/model.bin"
         let before = try FileManager.default.attributesOfItem(atPath: model)[.modificationDate] as? Date

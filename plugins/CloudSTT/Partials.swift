@@ -100,7 +100,9 @@ extension CloudSTTElement {
             var agreement = LocalAgreement()
             var passed = 0
             while true {
-                let step = max(1, settings.withLock { $0.partialsEveryMs }) * segments.withLock { $0.rate } / 1000
+                // Turned off while the segment is open: only its end is waited for.
+                let every = settings.withLock { $0.partialsEveryMs }
+                let step = every > 0 ? max(1, every * open.rate / 1000) : Int.max - passed
                 switch await open.next(minimum: passed + step) {
                 case .abandoned:
                     return StageOutput()
@@ -125,11 +127,12 @@ extension CloudSTTElement {
         let current = settings.withLock { $0 }
         guard !speculations.stands(heard.id), let whisper = transcribers.withLock({ $0?.members.first }) as? WhisperTranscriber,
               whisper.worker.isIdle else { return nil }
-        guard let transcription = try? await whisper.transcribe(request(for: heard, settings: current), onPartial: nil),
+        var preview = request(for: heard, settings: current)
+        preview.preview = true
+        guard let transcription = try? await whisper.transcribe(preview, onPartial: nil),
               !transcription.text.isEmpty else { return nil }
         let stable = agreement.pass(transcription.text.split(separator: " ").map(String.init))
-        let language = current.task == .translate ? "en" : current.language
-        var output = Self.result(heard, text: agreement.text, status: .partial, language: language, counters: counters)
+        var output = Self.result(heard, text: agreement.text, status: .partial, language: Self.resultsLanguage(current), counters: counters)
         output.messages = output.messages.map { message in
             guard var transcript = TranscriptMessage(message) else { return message }
             transcript.stable = agreement.stable.prefix(stable).joined(separator: " ")
@@ -138,3 +141,4 @@ extension CloudSTTElement {
         return output
     }
 }
+

@@ -16,6 +16,9 @@ struct TranscriptionRequest: Sendable {
     var task = STTTask.transcribe
     /// "wav" or "flac".
     var uploadFormat = "wav"
+    /// A partial pass (partials-every-ms): an engine may trade accuracy at
+    /// the end of the audio for speed (Whisper-base: a 1 s window margin, not 8 s).
+    var preview = false
 }
 
 extension TranscriptionRequest {
@@ -63,7 +66,8 @@ struct WhisperTranscriber: Transcriber {
         do throws(WhisperError) {
             let result = try await worker.transcribe(audio, language: request.language, prompt: request.prompt,
                                                      temperature: request.temperature,
-                                                     task: request.task == .translate ? .translate : .transcribe)
+                                                     task: request.task == .translate ? .translate : .transcribe,
+                                                     margin: request.preview ? WhisperWorker.previewMargin : nil)
             let silent = result.isNoSpeech
             return Transcription(text: silent ? "" : result.text, language: result.language, noSpeech: silent,
                                  providerProcessingMs: result.processing_ms)

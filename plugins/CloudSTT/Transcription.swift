@@ -22,8 +22,7 @@ extension CloudSTTElement {
     func finalResult(of segment: SpeechSegment, speculation: Speculations.Taken,
                      emit: @escaping @Sendable (StageOutput) -> Void) async -> StageOutput {
         let current = settings.withLock { $0 }
-        // task=translate: every result is English, whatever was spoken.
-        let language = current.task == .translate ? "en" : current.language
+        let language = Self.resultsLanguage(current)
         let transcribers = transcribers.withLock { $0 }
         if let refused = Self.refusal(of: segment, settings: current) {
             speculation.task?.cancel()
@@ -50,11 +49,16 @@ extension CloudSTTElement {
         return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil)
     }
 
+    /// The language results are tagged with before a provider says: the
+    /// `language` property, or English with task=translate, whatever was spoken.
+    static func resultsLanguage(_ settings: Settings) -> String {
+        settings.task == .translate ? "en" : settings.language
+    }
+
     /// What takes a segment's place when queue-policy drops it.
     func skipped(_ segment: SpeechSegment, speculation: Speculations.Taken, reason: AsyncStage.Queue.SkipReason) -> StageOutput {
         speculation.task?.cancel()
-        let current = settings.withLock { $0 }
-        return Self.result(segment, text: "", status: .skipped, language: current.task == .translate ? "en" : current.language,
+        return Self.result(segment, text: "", status: .skipped, language: Self.resultsLanguage(settings.withLock { $0 }),
                            counters: counters,
                            warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
     }

@@ -38,6 +38,9 @@ public struct WhisperResult: Sendable, Decodable, Equatable {
     public var language_probability: Double
     /// Seconds of audio.
     public var duration: Double
+    /// Seconds of window the encoder got (the audio and the margin, in whole
+    /// seconds); nil from a worker older than the field.
+    public var window: Double?
     /// The model's own time.
     public var processing_ms: Double
     public var segments: [Segment]
@@ -141,18 +144,26 @@ public final class WhisperWorker: Sendable {
         return try result.get()
     }
 
+    /// The window margin of a preview (a partial transcript, cloudstt
+    /// partials-every-ms): the encoder hears 1 s after the audio rather than
+    /// the worker's 8 s, so a pass over a short stretch of speech costs a
+    /// fraction of a final's; the last word may come out wrong, as a partial may.
+    public static let previewMargin = 1.0
+
     /// Transcribes 16 kHz mono samples (or, `task: .translate`, puts their
     /// speech into English). `language` empty = detect it. `words`: every
-    /// segment also carries its words' times.
+    /// segment also carries its words' times. `margin`: seconds of window
+    /// after the audio (nil: the worker's own, 8 s; see whisper_worker.py).
     public func transcribe(_ samples: [Int16], language: String = "", prompt: String = "",
                            temperature: Double = 0, task: WhisperTask = .transcribe,
-                           words: Bool = false) async throws(WhisperError) -> WhisperResult {
+                           words: Bool = false, margin: Double? = nil) async throws(WhisperError) -> WhisperResult {
         let id = state.withLock { state -> UInt64 in
             defer { state.nextID += 1 }
             return state.nextID
         }
-        let header: [String: Any] = ["id": id, "samples": samples.count, "language": language, "prompt": prompt,
+        var header: [String: Any] = ["id": id, "samples": samples.count, "language": language, "prompt": prompt,
                                      "temperature": temperature, "task": task.rawValue, "words": words]
+        if let margin { header["margin"] = margin }
         var request = (try? JSONSerialization.data(withJSONObject: header)) ?? Data()
         request.append(10)
         samples.withUnsafeBytes { request.append(contentsOf: $0) }  // S16LE: this side is little-endian too

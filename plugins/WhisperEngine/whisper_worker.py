@@ -8,15 +8,18 @@ scripts/prepare-whisper copies this file next to the model it serves.
 The protocol, one request at a time:
   worker -> {"ready": true, "load_seconds": ...}            once, after loading
   parley -> {"id": N, "samples": S, "language": "fr" | "", "prompt": "...",
-             "temperature": T, "task": "transcribe" | "translate", "words": false}\n
+             "temperature": T, "task": "transcribe" | "translate", "words": false,
+             "margin": seconds (optional)}\n
             then S samples of 16 kHz mono S16LE
   worker -> {"id": N, "task": ..., "text": ..., "language": ..., "language_probability": ...,
-             "duration": ..., "processing_ms": ..., "segments": [...]}\n
+             "duration": ..., "window": ..., "processing_ms": ..., "segments": [...]}\n
             or {"id": N, "error": "..."}\n
 "translate" is Whisper's own speech-to-English; with "words" every segment
 also carries its words' times ("words": [{"word", "start", "end",
 "probability"}], from the model's alignment heads). The answer names its
 task, so parley can tell a worker older than these fields (which ignores them).
+"margin" is how much window the encoder gets after the audio (default 8 s,
+WINDOW_MARGIN_FRAMES); cloudstt's partial passes ask for 1 s.
 Anything a library prints goes to standard error, never into the protocol.
 """
 import argparse
@@ -77,6 +80,9 @@ def transcribe(model, numpy, audio, request, beam_size):
         options["temperature"] = temperature
     duration = len(samples) / 16000
     options["max_new_tokens"] = token_budget(duration)
+    margin = request.get("margin")
+    WINDOW["margin"] = WINDOW_MARGIN_FRAMES if margin is None else max(0, min(WINDOW_MARGIN_FRAMES, int(float(margin) * 100)))
+    WINDOW["widest"] = 0
     segments, info = model.transcribe(samples, **options)
     found = []
     for segment in segments:
@@ -93,7 +99,7 @@ def transcribe(model, numpy, audio, request, beam_size):
         found.append(item)
     return {"id": request["id"], "task": task, "text": " ".join(s["text"] for s in found if s["text"]),
             "language": info.language, "language_probability": round(info.language_probability, 3),
-            "duration": round(duration, 3),
+            "duration": round(duration, 3), "window": WINDOW["widest"] / 100,
             "processing_ms": round((time.monotonic() - started) * 1000, 1), "segments": found}
 
 
@@ -115,6 +121,10 @@ WINDOW_MARGIN_FRAMES = 800  # 8 s of 10 ms mel frames after the audio
 # (benchmarks/soak/worker-memory.md).
 WINDOW_STEP_FRAMES = 100
 FULL_WINDOW_FRAMES = 3000   # Whisper's 30 s
+# The margin of the request being transcribed (one at a time): a request
+# may ask for less than WINDOW_MARGIN_FRAMES (a preview), never for more.
+# "widest": the widest window the encoder got for it (frames), for its answer.
+WINDOW = {"margin": WINDOW_MARGIN_FRAMES, "widest": 0}
 TAIL_SECONDS = 0.1          # a segment timed to start this close to the end (or after it) heard nothing
 
 # How many tokens a decoding may write: what can be said in the audio, not
@@ -136,9 +146,10 @@ def token_budget(seconds):
 def window(pad_or_trim):
     """faster-whisper's pad_or_trim with the window cut to the segment."""
     def cut(array, length=FULL_WINDOW_FRAMES, *, axis=-1):
-        wanted = array.shape[axis] + WINDOW_MARGIN_FRAMES
-        wanted = -(-wanted // WINDOW_STEP_FRAMES) * WINDOW_STEP_FRAMES  # up to a whole step
-        return pad_or_trim(array, min(length, wanted), axis=axis)
+        wanted = array.shape[axis] + WINDOW["margin"]
+        wanted = min(length, -(-wanted // WINDOW_STEP_FRAMES) * WINDOW_STEP_FRAMES)  # up to a whole step
+        WINDOW["widest"] = max(WINDOW["widest"], wanted)
+        return pad_or_trim(array, wanted, axis=axis)
     return cut
 
 
