@@ -131,14 +131,9 @@ extension CloudSTTElement {
         preview.preview = true
         guard let transcription = try? await whisper.transcribe(preview, onPartial: nil),
               !transcription.text.isEmpty else { return nil }
-        let stable = agreement.pass(transcription.text.split(separator: " ").map(String.init))
-        var output = Self.result(heard, text: agreement.text, status: .partial, language: Self.resultsLanguage(current), counters: counters)
-        output.messages = output.messages.map { message in
-            guard var transcript = TranscriptMessage(message) else { return message }
-            transcript.stable = agreement.stable.prefix(stable).joined(separator: " ")
-            return transcript.structure
-        }
-        return output
+        agreement.pass(transcription.text.split(separator: " ").map(String.init))
+        return Self.result(heard, text: agreement.text, status: .partial, language: Self.resultsLanguage(current),
+                           counters: counters, stable: agreement.stable.joined(separator: " "))
     }
 }
 

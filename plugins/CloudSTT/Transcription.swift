@@ -180,11 +180,12 @@ extension CloudSTTElement {
     }
 
     /// The one result a segment produces: a text buffer with its meta, the
-    /// `parley/transcript` message, latency figures, and a warning if it is not final.
+    /// `parley/transcript` message (with a local partial's `stable` words),
+    /// latency figures, and a warning if it is not final.
     static func result(_ segment: SpeechSegment, text: String, status: SpeechStatus, language: String,
                        counters: ResultCounters, warning: String? = nil,
                        stamps: [LatencyStamp: UInt64] = [:], providerProcessingMs: Double? = nil,
-                       provider: String = "") -> StageOutput {
+                       provider: String = "", stable: String? = nil) -> StageOutput {
         counters.count(status)
         let buffer = Buffer(string: text)
         buffer.pts = segment.start
@@ -197,7 +198,8 @@ extension CloudSTTElement {
         meta.stamp(.resultComplete)
         buffer.setSpeechMeta(meta)
         var messages = [TranscriptMessage(segmentID: segment.id, text: text, status: status, language: language,
-                                          start: segment.start, duration: segment.duration, provider: provider).structure]
+                                          start: segment.start, duration: segment.duration, provider: provider,
+                                          stable: stable).structure]
         if status == .final, let complete = meta.stamps[.resultComplete] {
             var latency = LatencyMessage(segmentID: segment.id, stage: "stt")
             if let sent = meta.stamps[.requestSent] { latency[figure: "processing-ms"] = Double(complete - sent) / 1e6 }
