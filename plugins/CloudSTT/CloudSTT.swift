@@ -320,11 +320,16 @@ public final class CloudSTTElement: ProviderElement {
         abandonOpenSegment()
     }
 
-    func abandonOpenSegment() {
+    func abandonOpenSegment() { takeOpenSegment()?.abandon() }
+
+    /// The segment whose work began when it opened (partials), no longer
+    /// kept here: any, or only if it is segment `id`.
+    func takeOpenSegment(_ id: UInt64? = nil) -> OpenSegment? {
         openSegment.withLock { open in
-            defer { open = nil }
-            return open
-        }?.abandon()
+            guard let current = open, id == nil || current.id == id else { return nil }
+            open = nil
+            return current
+        }
     }
 
     public func close() {
@@ -371,7 +376,7 @@ public final class CloudSTTElement: ProviderElement {
         case .eos:
             if let open = segments.withLock({ $0.finish() }) { return completed(open).map { [$0] } ?? [] }
             // A segment opened with partials that heard nothing: its work ends too (skipped: too short).
-            if let open = openSegment.withLock({ open in defer { open = nil }; return open }) {
+            if let open = takeOpenSegment() {
                 open.end(SpeechSegment(id: open.id, start: open.start, rate: open.rate), speculation: speculations.take(open.id))
             }
             return []
@@ -396,12 +401,7 @@ public final class CloudSTTElement: ProviderElement {
     /// A segment that ended: work to transcribe it, or nothing when its
     /// work began at its start (partials), which now has its end.
     func completed(_ segment: SpeechSegment) -> StageWork? {
-        let open = openSegment.withLock { open -> OpenSegment? in
-            guard let current = open, current.id == segment.id else { return nil }
-            open = nil
-            return current
-        }
-        guard let open else { return work(for: segment) }
+        guard let open = takeOpenSegment(segment.id) else { return work(for: segment) }
         open.end(segment, speculation: speculations.take(segment.id))
         return nil
     }
