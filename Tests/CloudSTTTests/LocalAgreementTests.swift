@@ -38,3 +38,22 @@ import Testing
         #expect(agreement.tentative.isEmpty && agreement.text == "the conference is now locked")
     }
 }
+
+/// A preview pass stuck repeating a phrase shows the phrase once.
+@Suite struct RepetitionLoopTests {
+    func words(_ text: String) -> [String] { text.split(separator: " ").map(String.init) }
+
+    @Test func aPhraseRepeatedToTheEndIsKeptOnce() {
+        #expect(RepetitionLoop.trimmed(words("He was not he was not he was not he was")) == words("He was not"))
+        #expect(RepetitionLoop.trimmed(words("Please press one. Press one. Press one. Press one.")) == words("Please press one."))
+        #expect(RepetitionLoop.trimmed(words("the the the the")) == words("the"))
+    }
+
+    @Test func speechThatRepeatsButGoesOnIsKept() {
+        for text in ["no no no, not that", "he was not he was not he was not an ill disposed young man",
+                     "very very very", "bye bye", "one two one two", "He was not an ill disposed young man"] {
+            #expect(RepetitionLoop.trimmed(words(text)) == words(text), "\(text)")
+        }
+        #expect(RepetitionLoop.trimmed([]) == [])
+    }
+}

@@ -43,7 +43,9 @@
 // caption can show them as settled. A pass never starts while a likely end's
 // transcription stands, and a final waits at most for the one pass already
 // running: the cost is measured in benchmarks/README.md. The final is the
-// segment's own transcription, as without partials.
+// segment's own transcription, as without partials. A pass over the first
+// second or so can loop ("he was not he was not …"): a phrase repeated to
+// the pass's end is shown once (RepetitionLoop).
 //
 // Providers: `local` needs no network or key: it runs Whisper-base
 // (faster-whisper, int8) in a worker process once scripts/setup has prepared

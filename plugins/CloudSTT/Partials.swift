@@ -123,6 +123,8 @@ extension CloudSTTElement {
     /// One pass over the segment as heard so far, as a partial result; nil
     /// when the engine is busy, a likely end's transcription stands (the
     /// final's, most likely), or the pass failed (a partial is only a preview).
+    /// A pass stuck repeating a phrase to its end shows the phrase once
+    /// (`RepetitionLoop`).
     func partial(of heard: SpeechSegment, agreement: inout LocalAgreement) async -> StageOutput? {
         let current = settings.withLock { $0 }
         guard !speculations.stands(heard.id), let whisper = transcribers.withLock({ $0?.members.first }) as? WhisperTranscriber,
@@ -131,7 +133,7 @@ extension CloudSTTElement {
         preview.preview = true
         guard let transcription = try? await whisper.transcribe(preview, onPartial: nil),
               !transcription.text.isEmpty else { return nil }
-        agreement.pass(transcription.text.split(separator: " ").map(String.init))
+        agreement.pass(RepetitionLoop.trimmed(transcription.text.split(separator: " ").map(String.init)))
         return Self.result(heard, text: agreement.text, status: .partial, language: Self.resultsLanguage(current),
                            counters: counters, stable: agreement.stable.joined(separator: " "))
     }
