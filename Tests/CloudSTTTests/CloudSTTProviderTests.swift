@@ -213,7 +213,7 @@ import Testing
 @Suite struct CloudSTTQueueTests {
     let scratch = TestSupport.temporaryFolder()
 
-    func run(_ server: ScriptedHTTPServer, _ options: String) async throws
+    func run(_ server: ScriptedHTTPServer, _ options: String, onEvent: @escaping (PipelineEvent) -> Void = { _ in }) async throws
         -> (results: [TextResult], warnings: [String], pipeline: Pipeline, figures: [String: Double], stats: Structure?) {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let pipeline = try Pipeline(launch: """
@@ -222,6 +222,7 @@ import Testing
             """)
         var results: [TextResult] = [], warnings: [String] = [], figures: [String: Double] = [:], stats: Structure?
         try await pipeline.run { event in
+            onEvent(event)
             if case .transcript(let result) = event { results.append(result) }
             if case .warning(_, let message, _) = event { warnings.append(message) }
             if case .eos = event {
@@ -239,22 +240,31 @@ import Testing
     }
 
     @Test func aSlowServerHoldsTheStreamBackWithBlockAndLosesNothing() async throws {
-        // Slow enough that all three segments arrive while the first is in flight,
-        // even on a loaded machine.
+        // The first answer comes 2 s after the second segment opened, however
+        // slowly a loaded machine got there: the second arrives while the
+        // first is in flight.
         let server = try ScriptedHTTPServer([reply("slow", delayMs: 2000)])
         defer { server.stop() }
-        let (results, warnings, _, figures, _) = try await run(server, "max-in-flight=1 max-pending=0 queue-policy=block")
+        server.hold()
+        let (results, warnings, _, figures, _) = try await run(server, "max-in-flight=1 max-pending=0 queue-policy=block") { event in
+            if case .segment(let segment) = event, segment.segmentID == 1 { server.release() }
+        }
         #expect(results.map(\.status) == [.final, .final, .final])
         #expect(warnings.isEmpty)
         #expect((figures["blocked-ms"] ?? 0) > 100, "the streaming thread waited for the slow server")
     }
 
     @Test func dropOldestSkipsAWaitingSegmentAndTheCountsAddUp() async throws {
-        // Slow enough that the second and third segments both arrive while the
-        // first is in flight, even with the whole suite loading the machine.
-        let server = try ScriptedHTTPServer([reply("slow", delayMs: 5000)])
+        // The first answer is held until the third segment has ended (a
+        // debug build's detector under the whole suite's load can take
+        // seconds over the recording), then comes 500 ms later: the second
+        // and third segments both arrive while the first is in flight.
+        let server = try ScriptedHTTPServer([reply("slow", delayMs: 500)])
         defer { server.stop() }
-        let (results, warnings, _, figures, stats) = try await run(server, "max-in-flight=1 max-pending=1 queue-policy=drop-oldest")
+        server.hold()
+        let (results, warnings, _, figures, stats) = try await run(server, "max-in-flight=1 max-pending=1 queue-policy=drop-oldest") { event in
+            if case .segment(let segment) = event, segment.segmentID == 2, segment.end != nil { server.release() }
+        }
         #expect(results.map(\.segmentID) == [0, 1, 2], "every segment leaves, in order")
         #expect(results.map(\.status) == [.final, .skipped, .final])
         #expect(warnings.count == 1 && warnings[0].contains("drop-oldest"))

@@ -34,6 +34,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     private var accepted = 0
     private var connections: [Int32] = []
     private var stopped = false
+    private var holding = false
 
     public init(_ replies: [Reply]) throws {
         self.replies = replies
@@ -81,6 +82,11 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         return "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
     }()
 
+    /// Until `release()`, every reply waits (then its own delay): a test
+    /// decides when the first answers come, not the machine's load.
+    public func hold() { lock.withLock { holding = true } }
+    public func release() { lock.withLock { holding = false } }
+
     public var requests: [Request] { lock.withLock { received } }
     public var connectionsAccepted: Int { lock.withLock { accepted } }
 
@@ -122,6 +128,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
                 received.append(request)
                 return replies.count > 1 ? replies.removeFirst() : replies[0]
             }
+            while lock.withLock({ holding && !stopped }) { usleep(10_000) }
             switch reply {
             case .respond(let status, let headers, let body, let delayMs):
                 if delayMs > 0 { usleep(useconds_t(delayMs * 1000)) }
