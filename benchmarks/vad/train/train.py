@@ -1577,6 +1577,8 @@ HOLD = 0.5
 
 # The streams' layout (--layout-seed): the shipped weights' draw; another seed names its frame cache.
 LAYOUT_SEED = 20261122
+# The babble's own draws (--babble), apart from the layout's.
+BABBLE_SEED = 20261128
 
 # The share of non-speech items that are recordings (--recorded-share); the rest are synthetic_distractor()'s.
 # 0.35 before "Sounds at other speeds": the frame caches made with it carry no suffix for it, so they stay valid.
@@ -1719,6 +1721,40 @@ def conditions(rng, clean):
             noise = rng.standard_normal(len(clean)) if exponent == 0 else shape_noise(rng.standard_normal(len(clean)), 1.0)
             level = rng.uniform(-28, -24) - snr  # against speech at about -26 dBFS
             out.append((f"{colour}{snr}", clean + noise * 10 ** (level / 20)))
+    return out
+
+
+def babble_noise(rng, speech, length, talkers):
+    """Other people talking: `talkers` streams of training speech clips (only
+    their labelled speech, each at unit RMS, a talker's clips joined with
+    pauses of 0-250 ms), each talker 4 dB louder or quieter than the next at
+    most, summed, at unit RMS. None of it is the held-out set's (Tux Paint)
+    or vadbench's: the talkers are the training speech's."""
+    total = np.zeros(length)
+    for _ in range(talkers):
+        stream, filled = [], 0
+        while filled < length:
+            audio, label = speech[rng.integers(len(speech))]
+            voiced = np.flatnonzero(label)
+            if len(voiced) == 0:
+                continue
+            audio = audio[voiced[0] * FRAME:(voiced[-1] + 1) * FRAME]
+            stream += [audio / (np.sqrt(np.mean(audio ** 2)) + 1e-9), np.zeros(int(rng.uniform(0, 0.25) * RATE))]
+            filled += len(stream[-2]) + len(stream[-1])
+        total += np.concatenate(stream)[:length] * 10 ** (rng.uniform(-4, 4) / 20)
+    return total / (np.std(total) + 1e-12)
+
+
+def babble_conditions(rng, clean, speech, snrs):
+    """The stream under babble (babble_noise: 3-12 talkers) at each of `snrs`
+    dB below the speech's -26 dBFS, and room tone under all: the speaker in
+    front is speech, the room is not."""
+    out = []
+    for snr in snrs:
+        talkers = int(rng.choice([3, 4, 6, 8, 12]))
+        noise = babble_noise(rng, speech, len(clean), talkers)
+        room = shape_noise(rng.standard_normal(len(clean)), 1.0) * 10 ** (-60 / 20)
+        out.append((f"babble{snr:g}", clean + room + noise * 10 ** ((rng.uniform(-28, -24) - snr) / 20)))
     return out
 
 
@@ -1960,11 +1996,14 @@ def make_frames(arguments, rng, count):
         taught.append(teacher.frames(audio)[:n] if teacher else np.full(n, np.nan))
         lengths.append(n)
 
+    long_streams = []
     for stream in range(arguments.streams):
         clean, labels, sound_frames = layout(rng, speech, sounds, items=60, beds=arguments.beds, wander=wander,
                                                  recorded=arguments.recorded_share)
         for name, audio in conditions(rng, clean):
             add(os.path.join(arguments.work, f"stream{stream}_{name}.wav"), audio, labels, sound_frames)
+        if arguments.babble:
+            long_streams.append((clean, labels, sound_frames))
         print(f"stream {stream + 1}/{arguments.streams}: {len(labels) / 100:.0f} s x {len(xs) // (stream + 1)} conditions", flush=True)
     # After the long streams, so that they are the same with or without these.
     for _ in range(arguments.openings):
@@ -1974,6 +2013,13 @@ def make_frames(arguments, rng, count):
         add(os.path.join(arguments.work, f"opening_{name}.wav"), audio, labels, sound_frames)
     if arguments.openings:
         print(f"{arguments.openings} streams that open on an item: {sum(lengths[-arguments.openings:]) / 100:.0f} s", flush=True)
+    # Last, with a generator of their own: every frame before them is as without --babble.
+    babble_rng = np.random.default_rng(BABBLE_SEED)
+    for stream, (clean, labels, sound_frames) in enumerate(long_streams):
+        for name, audio in babble_conditions(babble_rng, clean, speech, arguments.babble):
+            add(os.path.join(arguments.work, f"stream{stream}_{name}.wav"), audio, labels, sound_frames)
+    if long_streams:
+        print(f"babble at {', '.join(f'{snr:g}' for snr in arguments.babble)} dB under the {len(long_streams)} long streams", flush=True)
     return (np.concatenate(xs).astype(np.float32), np.concatenate(ys).astype(np.float32), np.concatenate(distractors),
             np.concatenate(taught).astype(np.float32), np.array(lengths))
 
@@ -2092,6 +2138,8 @@ def main():
                         help="the seed the streams are laid out with: judge a recipe on two or three draws, not one")
     parser.add_argument("--hold", type=float, default=HOLD,
                         help="the hold on a fall written with the weights: choose it for new weights with streams.py (\"The hold again\")")
+    parser.add_argument("--babble", type=float, nargs="*", default=[],
+                        help="the long streams again under other people talking (babble_conditions) at these SNRs (dB)")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
@@ -2114,7 +2162,8 @@ def main():
                          f"{f'-recorded{arguments.recorded_share:g}' if arguments.recorded_share != EARLIER_RECORDED_SHARE else ''}"
                          f"{f'-variants{arguments.sound_variants}' if arguments.sound_variants else ''}"
                          f"{'-' + '+'.join(arguments.variant_kinds) if arguments.sound_variants and arguments.variant_kinds != ['speed'] else ''}"
-                         f"{f'-layout{arguments.layout_seed}' if arguments.layout_seed != LAYOUT_SEED else ''}.npz")
+                         f"{f'-layout{arguments.layout_seed}' if arguments.layout_seed != LAYOUT_SEED else ''}"
+                         f"{'-babble' + '+'.join(f'{snr:g}' for snr in arguments.babble) if arguments.babble else ''}.npz")
     if os.path.exists(cache) and not arguments.fresh:
         # Features depend only on the audio and the Swift front end: --fresh after changing either.
         stored = np.load(cache)
@@ -2189,7 +2238,8 @@ def main():
              f"// {len(x)} frames of training audio (none of it from vadbench; {arguments.openings} short streams open on a sound or speech;",
              f"// {arguments.flite} wideband utterances by flite's voices"
              f"{'; animals, instruments, music and work sounds from GCompris, Wesnoth, Widelands and Sonic Pi' if arguments.more_sounds else ''}"
-             f"{'; words, letters, prompts and dialogue by real talkers from KTuberling, KLettres, Asterisk and Fish Fillets' if arguments.more_speech else ''};",
+             f"{'; words, letters, prompts and dialogue by real talkers from KTuberling, KLettres, Asterisk and Fish Fillets' if arguments.more_speech else ''}"
+             f"{'; the long streams again under babble of 3-12 of those talkers at ' + ', '.join(f'{snr:g}' for snr in arguments.babble) + ' dB' if arguments.babble else ''};",
              f"// {arguments.recorded_share:.0%} of the non-speech items recorded sounds"
              f"{variants_note(arguments.sound_variants, arguments.variant_kinds) if arguments.sound_variants else ''}),",
              f"// {arguments.model} {layers}{f', then {context_layers}' if context_layers else ''}{recurrent_note},",
