@@ -217,7 +217,7 @@ import Testing
             recordingsrc location=${INPUT} ! vadsegmenter ! cloudstt local-engine=whisper partials-every-ms=700 ! fakesink
             """, recording: recording.path)
         let statuses = lines.filter { $0.hasPrefix("elapsed ") }
-        let captions = statuses.compactMap { status in status.range(of: "hearing: \"").map { words(status[$0.upperBound...]) } }
+        let captions = statuses.compactMap { status in status.range(of: "hearing: \"").map { WordErrorRate.words(String(status[$0.upperBound...])) } }
         #expect(!captions.isEmpty, "\(statuses)")
         // Which passes run depends on the machine's load (only while the
         // engine is idle), so not which words are shown: only that they are
@@ -226,7 +226,7 @@ import Testing
         // first second alone can loop: "he was not he was not …").
         let said = try SpeechFixtures.librivoxWithTranscripts().filter { transcript in
             SpeechFixtures.clips.contains(transcript.path)
-        }.flatMap { words(Substring($0.text)) }
+        }.flatMap { WordErrorRate.words($0.text) }
         #expect(captions.contains { caption in caption.contains { $0.count >= 3 && said.contains($0) } }, "captions of the speech: \(captions)")
         for caption in captions {
             for word in Set(caption) {
@@ -234,10 +234,6 @@ import Testing
             }
         }
         #expect(statuses.last.map { !$0.contains("hearing:") } == true, "no caption once all is final: \(statuses.last ?? "")")
-    }
-
-    private func words(_ text: Substring) -> [String] {
-        text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
     }
 
     @Test func withoutARecognizerNothingIsInFlight() async throws {

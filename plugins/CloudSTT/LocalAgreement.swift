@@ -45,7 +45,8 @@ struct LocalAgreement: Sendable, Equatable {
         return heard == target ? words.count : min(stable.count, words.count)
     }
 
-    private static func normalized(_ word: String) -> String {
+    /// A word as compared: lower case, letters and digits only.
+    static func normalized(_ word: String) -> String {
         String(word.lowercased().filter { $0.isLetter || $0.isNumber })
     }
 }

@@ -8,12 +8,12 @@
 /// text: at least three times in a row for a phrase of two to eight words,
 /// four for a single word, the last time possibly cut short. A repetition
 /// that the text goes on after ("no no no, not that") is speech, and kept.
-/// Words are compared without case or punctuation.
+/// Words are compared as LocalAgreement compares them (no case or punctuation).
 enum RepetitionLoop {
     static let longestPhrase = 8
 
     static func trimmed(_ words: [String]) -> [String] {
-        let plain = words.map { String($0.lowercased().filter { $0.isLetter || $0.isNumber }) }
+        let plain = words.map(LocalAgreement.normalized)
         for start in plain.indices {
             for length in 1...longestPhrase where start + length <= plain.count {
                 if loops(plain, from: start, length: length) { return Array(words[..<(start + length)]) }

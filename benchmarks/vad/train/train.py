@@ -1747,10 +1747,14 @@ SNRS = [20, 10, 5, 0, -3]
 CONDITION_NAMES = ["digital", "room"] + [f"{colour}{snr}" for snr in SNRS for colour, _ in NOISES]
 
 
+def room_tone(rng, length):
+    """A quiet room: pink noise at -60 dBFS."""
+    return shape_noise(rng.standard_normal(length), 1.0) * 10 ** (-60 / 20)
+
+
 def conditions(rng, clean):
     # Digital silence between items too: test signals and synthesised speech have it.
-    out = [("digital", clean.copy()),
-           ("room", clean + shape_noise(rng.standard_normal(len(clean)), 1.0) * 10 ** (-60 / 20))]
+    out = [("digital", clean.copy()), ("room", clean + room_tone(rng, len(clean)))]
     for snr in SNRS:
         for colour, exponent in NOISES:
             noise = rng.standard_normal(len(clean)) if exponent == 0 else shape_noise(rng.standard_normal(len(clean)), 1.0)
@@ -1788,8 +1792,7 @@ def babble_conditions(rng, clean, speech, snrs):
     for snr in snrs:
         talkers = int(rng.choice([3, 4, 6, 8, 12]))
         noise = babble_noise(rng, speech, len(clean), talkers)
-        room = shape_noise(rng.standard_normal(len(clean)), 1.0) * 10 ** (-60 / 20)
-        out.append((f"babble{snr:g}", clean + room + noise * 10 ** ((rng.uniform(-28, -24) - snr) / 20)))
+        out.append((f"babble{snr:g}", clean + room_tone(rng, len(clean)) + noise * 10 ** ((rng.uniform(-28, -24) - snr) / 20)))
     return out
 
 
@@ -1936,7 +1939,7 @@ def babble_frames(lengths, arguments):
     """Frames of the long streams under babble (--babble): the last streams
     of the cache, after the openings."""
     mixes = arguments.streams * len(arguments.babble)
-    return np.repeat([index >= len(lengths) - mixes for index in range(len(lengths))], lengths)
+    return np.repeat(np.arange(len(lengths)) >= len(lengths) - mixes, lengths)
 
 
 def noisy_speech_note(arguments):
