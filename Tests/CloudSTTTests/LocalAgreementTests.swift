@@ -47,11 +47,17 @@ import Testing
         #expect(RepetitionLoop.trimmed(words("He was not he was not he was not he was")) == words("He was not"))
         #expect(RepetitionLoop.trimmed(words("Please press one. Press one. Press one. Press one.")) == words("Please press one."))
         #expect(RepetitionLoop.trimmed(words("the the the the")) == words("the"))
+        // Heard through gst-launch on LibriVox: a sentence started again, cut short mid-word.
+        #expect(RepetitionLoop.trimmed(words("He was not an ill-sposed young man, he was not an ill-sp"))
+                == words("He was not an ill-sposed young man,"))
+        #expect(RepetitionLoop.trimmed(words("Unless to be rather cold-hearted, and unless to be rather cold-hearted, and"))
+                == words("Unless to be rather cold-hearted, and"))
     }
 
     @Test func speechThatRepeatsButGoesOnIsKept() {
         for text in ["no no no, not that", "he was not he was not he was not an ill disposed young man",
-                     "very very very", "bye bye", "one two one two", "He was not an ill disposed young man"] {
+                     "very very very", "bye bye", "one two one two", "He was not an ill disposed young man",
+                     "I said it, I said", "please press one to mute, please press"] {
             #expect(RepetitionLoop.trimmed(words(text)) == words(text), "\(text)")
         }
         #expect(RepetitionLoop.trimmed([]) == [])
