@@ -256,6 +256,23 @@ import WhisperEngine
         #expect(final.text.lowercased().contains("young man") && preview.text.lowercased().contains("young"), "\(final.text) / \(preview.text)")
     }
 
+    /// With no language named, finding the language and transcribing share
+    /// one encoding of the window (faster-whisper alone encodes it twice);
+    /// nothing is kept from one request to the next.
+    @Test func findingTheLanguageCostsNoSecondEncoderPass() async throws {
+        let worker = WhisperWorker(installation: .standard())
+        defer { worker.stop() }
+        let prompt = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: "/usr/share/asterisk/sounds/fr/agent-pass.wav")))
+        let french = Resampler.resample(prompt.samples, from: prompt.rate, to: 16_000)
+        let found = try await worker.transcribe(french, language: "")
+        #expect(found.language == "fr" && found.text.lowercased().contains("mot de passe"), "\(found.text)")
+        #expect(found.encoder_passes == 1)
+        let again = try await worker.transcribe(french, language: "")
+        #expect(again.encoder_passes == 1 && again.language == "fr", "the same audio again is encoded again")
+        let named = try await worker.transcribe(french, language: "fr")
+        #expect(named.encoder_passes == 1 && named.text == found.text, "\(named.text) / \(found.text)")
+    }
+
     @Test func preparingAgainDoesNothing() async throws {
         let model = WhisperInstallation.standard().model + "/model.bin"
         let before = try FileManager.default.attributesOfItem(atPath: model)[.modificationDate] as? Date

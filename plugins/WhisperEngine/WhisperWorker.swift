@@ -41,6 +41,10 @@ public struct WhisperResult: Sendable, Decodable, Equatable {
     /// Seconds of window the encoder got (the audio and the margin, in whole
     /// seconds); nil from a worker older than the field.
     public var window: Double?
+    /// How many times the encoder ran for this request: 1 for a segment
+    /// within one window, the language found included (the worker encodes
+    /// the window once for both); nil from a worker older than the field.
+    public var encoder_passes: Int?
     /// The model's own time.
     public var processing_ms: Double
     public var segments: [Segment]

@@ -12,7 +12,8 @@ The protocol, one request at a time:
              "margin": seconds (optional)}\n
             then S samples of 16 kHz mono S16LE
   worker -> {"id": N, "task": ..., "text": ..., "language": ..., "language_probability": ...,
-             "duration": ..., "window": ..., "processing_ms": ..., "segments": [...]}\n
+             "duration": ..., "window": ..., "encoder_passes": ..., "processing_ms": ...,
+             "segments": [...]}\n
             or {"id": N, "error": "..."}\n
 "translate" is Whisper's own speech-to-English; with "words" every segment
 also carries its words' times ("words": [{"word", "start", "end",
@@ -23,6 +24,7 @@ WINDOW_MARGIN_FRAMES); cloudstt's partial passes ask for 1 s.
 Anything a library prints goes to standard error, never into the protocol.
 """
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -51,6 +53,8 @@ def main():
 
     model = WhisperModel(arguments.model, device="cpu", compute_type=arguments.compute_type,
                          cpu_threads=arguments.threads, num_workers=1, local_files_only=True)
+    model.encode = ENCODED.remembering(model.encode)
+    model.detect_language = on_transcribed_frames(model.detect_language)
     send(channel, {"ready": True, "load_seconds": round(time.monotonic() - started, 3)})
 
     while True:
@@ -83,6 +87,7 @@ def transcribe(model, numpy, audio, request, beam_size):
     margin = request.get("margin")
     WINDOW["margin"] = WINDOW_MARGIN_FRAMES if margin is None else max(0, min(WINDOW_MARGIN_FRAMES, int(float(margin) * 100)))
     WINDOW["widest"] = 0
+    ENCODED.forget()
     segments, info = model.transcribe(samples, **options)
     found = []
     for segment in segments:
@@ -99,7 +104,7 @@ def transcribe(model, numpy, audio, request, beam_size):
         found.append(item)
     return {"id": request["id"], "task": task, "text": " ".join(s["text"] for s in found if s["text"]),
             "language": info.language, "language_probability": round(info.language_probability, 3),
-            "duration": round(duration, 3), "window": WINDOW["widest"] / 100,
+            "duration": round(duration, 3), "window": WINDOW["widest"] / 100, "encoder_passes": ENCODED.passes,
             "processing_ms": round((time.monotonic() - started) * 1000, 1), "segments": found}
 
 
@@ -151,6 +156,56 @@ def window(pad_or_trim):
         WINDOW["widest"] = max(WINDOW["widest"], wanted)
         return pad_or_trim(array, wanted, axis=axis)
     return cut
+
+
+class LastEncoding:
+    """The model's encoder, remembering its last input and output for the
+    request being transcribed.
+
+    With no language named, faster-whisper encodes the window once to find
+    the language and again to transcribe it; with on_transcribed_frames
+    both are the same features, so the second pass is the first one's
+    output (a 5 s clip through `parley serve` with no language:
+    benchmarks/stt/window.md). Forgotten when the next request starts
+    (`forget`), so nothing is kept between requests and a request that
+    repeats an earlier one's audio costs what it always did; within one,
+    a long segment's later windows are each new. The key is the features'
+    bytes, so no other input can match.
+    """
+
+    def __init__(self):
+        self.key = None
+        self.output = None
+        self.passes = 0  # the encoder's runs for this request
+
+    def forget(self):
+        self.key = self.output = None
+        self.passes = 0
+
+    def remembering(self, encode):
+        def encode_once(features):
+            key = (features.shape, features.dtype.str, hashlib.blake2b(features.tobytes(), digest_size=16).digest())
+            if self.key != key:
+                self.passes += 1
+                self.output = encode(features)
+                self.key = key
+            return self.output
+        return encode_once
+
+
+ENCODED = LastEncoding()
+
+
+def on_transcribed_frames(detect_language):
+    """The model's detect_language, given the frames the transcription
+    encodes: faster-whisper transcribes all mel frames but the last one
+    (its content_frames) and detects on all of them, so the two windows
+    differed in one frame and remember_last could not match them."""
+    def detect(audio=None, features=None, **options):
+        if features is not None and features.shape[-1] > 1:
+            features = features[..., :-1]
+        return detect_language(audio=audio, features=features, **options)
+    return detect
 
 
 def read_exactly(stream, count):
