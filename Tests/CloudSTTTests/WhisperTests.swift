@@ -273,6 +273,24 @@ import WhisperEngine
         #expect(named.encoder_passes == 1 && named.text == found.text, "\(named.text) / \(found.text)")
     }
 
+    /// A request cancelled while the worker transcribes it (a withdrawn
+    /// speculation) is stopped there, between the model's steps: it ends
+    /// as cancelled, not with the answer it would have had, and the worker
+    /// goes on with the next request as before.
+    @Test func aCancelledTranscriptionStopsInTheWorkerAndTheNextOneIsWhole() async throws {
+        let worker = WhisperWorker(installation: .standard())
+        defer { worker.stop() }
+        try await worker.start()
+        // Three LibriVox readings, 18 s: seconds of decoding to stop in.
+        let long = try SpeechFixtures.clips.flatMap { try SpeechFixtures.samples(ofWAV: $0) }
+        let transcription = Task { try await worker.transcribe(long, language: "en") }
+        while worker.isIdle { try await Task.sleep(for: .milliseconds(10)) }
+        transcription.cancel()
+        await #expect(throws: WhisperError.cancelled) { try await transcription.value }
+        let next = try await worker.transcribe(try SpeechFixtures.samples(ofWAV: SpeechFixtures.clips[0]), language: "en")
+        #expect(next.text.lowercased().contains("young man"), "\(next.text)")
+    }
+
     @Test func preparingAgainDoesNothing() async throws {
         let model = WhisperInstallation.standard().model + "/model.bin"
         let before = try FileManager.default.attributesOfItem(atPath: model)[.modificationDate] as? Date

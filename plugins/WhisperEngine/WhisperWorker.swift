@@ -229,6 +229,8 @@ public final class WhisperWorker: Sendable {
     private struct State {
         var process: Process?
         var ready = false
+        /// The running worker stops a request on `{"cancel": id}` (older scripts do not).
+        var cancels = false
         var loadSeconds = 0.0
         var generation = 0
         var queue: [Job] = []
@@ -251,12 +253,21 @@ public final class WhisperWorker: Sendable {
         sendNext()
     }
 
+    /// A cancelled request still queued leaves the queue; the one being
+    /// transcribed is told to stop (`{"cancel": id}`): the worker stops
+    /// between the model's steps and answers `cancelled`, so a withdrawn
+    /// speculation gives the worker back in about one step, not after the
+    /// whole segment. Its answer, if it came first, is thrown away by the caller.
     private func cancelQueued(_ id: UInt64) {
-        let job: Job? = state.withLock { state in
-            guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.queue.remove(at: index)
+        let (job, process): (Job?, Process?) = state.withLock { state in
+            if let index = state.queue.firstIndex(where: { $0.id == id }) { return (state.queue.remove(at: index), nil) }
+            return (nil, state.current?.id == id && state.cancels ? state.process : nil)
         }
         job?.continuation.resume(returning: .failure(.cancelled))
+        if let process {
+            let line = Data("{\"cancel\":\(id)}\n".utf8)
+            writer.async { _ = Self.sendAll(line, to: process.socket) }
+        }
     }
 
     /// One segment at a time: the worker is serial anyway, and what has not
@@ -360,6 +371,7 @@ public final class WhisperWorker: Sendable {
             let seconds = object["load_seconds"] as? Double ?? 0
             let waiters = state.withLock { state in
                 state.ready = true
+                state.cancels = object["cancels"] as? Bool == true
                 state.loadSeconds = seconds
                 defer { state.readyWaiters = [] }
                 return state.readyWaiters
@@ -376,7 +388,9 @@ public final class WhisperWorker: Sendable {
             return current
         }
         guard let job else { return }
-        if let error = object["error"] as? String {
+        if object["cancelled"] as? Bool == true {
+            job.continuation.resume(returning: .failure(.cancelled))
+        } else if let error = object["error"] as? String {
             job.continuation.resume(returning: .failure(.failed(error)))
         } else if let result = try? JSONDecoder().decode(WhisperResult.self, from: line) {
             job.continuation.resume(returning: .success(result))

@@ -6,7 +6,7 @@ restarts, HTTP, GStreamer) is Swift (plugins/WhisperEngine/WhisperWorker.swift).
 scripts/prepare-whisper copies this file next to the model it serves.
 
 The protocol, one request at a time:
-  worker -> {"ready": true, "load_seconds": ...}            once, after loading
+  worker -> {"ready": true, "load_seconds": ..., "cancels": true}   once, after loading
   parley -> {"id": N, "samples": S, "language": "fr" | "", "prompt": "...",
              "temperature": T, "task": "transcribe" | "translate", "words": false,
              "margin": seconds (optional)}\n
@@ -15,6 +15,11 @@ The protocol, one request at a time:
              "duration": ..., "window": ..., "encoder_passes": ..., "processing_ms": ...,
              "segments": [...]}\n
             or {"id": N, "error": "..."}\n
+            or {"id": N, "cancelled": true}\n
+  parley -> {"cancel": N}\n   while N is being transcribed: stop it (between the
+            model's steps); one that comes after N was answered is ignored.
+            Sent only to a worker whose ready message says "cancels" (an
+            older one would read it as a request).
 "translate" is Whisper's own speech-to-English; with "words" every segment
 also carries its words' times ("words": [{"word", "start", "end",
 "probability"}], from the model's alignment heads). The answer names its
@@ -27,6 +32,7 @@ import argparse
 import hashlib
 import json
 import os
+import select
 import sys
 import time
 
@@ -42,7 +48,7 @@ def main():
     # Keep the protocol's channel to ourselves: stray prints go to stderr.
     channel = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
-    requests = sys.stdin.buffer
+    requests = Requests(sys.stdin.fileno())
 
     started = time.monotonic()
     import numpy
@@ -55,20 +61,27 @@ def main():
                          cpu_threads=arguments.threads, num_workers=1, local_files_only=True)
     model.encode = ENCODED.remembering(model.encode)
     model.detect_language = on_transcribed_frames(model.detect_language)
-    send(channel, {"ready": True, "load_seconds": round(time.monotonic() - started, 3)})
+    model.model = Stoppable(model.model, requests)
+    send(channel, {"ready": True, "load_seconds": round(time.monotonic() - started, 3), "cancels": True})
 
     while True:
         line = requests.readline()
         if not line:
             return
         request = json.loads(line)
-        audio = read_exactly(requests, 2 * int(request["samples"]))
+        if "cancel" in request:
+            continue  # came after its request was answered: nothing to stop
+        audio = requests.read_exactly(2 * int(request["samples"]))
         if audio is None:
             return
+        requests.current = request["id"]
         try:
             send(channel, transcribe(model, numpy, audio, request, arguments.beam_size))
+        except Cancelled:
+            send(channel, {"id": request["id"], "cancelled": True})
         except Exception as error:  # one bad segment must not end the worker
             send(channel, {"id": request["id"], "error": f"{type(error).__name__}: {error}"})
+        requests.current = None
 
 
 def transcribe(model, numpy, audio, request, beam_size):
@@ -208,15 +221,85 @@ def on_transcribed_frames(detect_language):
     return detect
 
 
-def read_exactly(stream, count):
-    chunks, remaining = [], count
-    while remaining > 0:
-        chunk = stream.read(remaining)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
+class Cancelled(Exception):
+    """parley no longer wants the request being transcribed."""
+
+
+class Requests:
+    """What parley sends: requests, one at a time, and while one is being
+    transcribed nothing but {"cancel": id} for it (a likely end withdrawn:
+    the speaker went on). Read from the descriptor with a buffer of our own,
+    so a cancel can be looked for without waiting (`cancelled`)."""
+
+    def __init__(self, descriptor):
+        self.descriptor = descriptor
+        self.buffer = bytearray()
+        self.current = None  # the id being transcribed
+
+    def fill(self):
+        chunk = os.read(self.descriptor, 1 << 16)
+        self.buffer += chunk
+        return bool(chunk)
+
+    def readline(self):
+        while b"\n" not in self.buffer:
+            if not self.fill():
+                return None
+        line, _, rest = self.buffer.partition(b"\n")
+        self.buffer = rest
+        return bytes(line)
+
+    def read_exactly(self, count):
+        while len(self.buffer) < count:
+            if not self.fill():
+                return None
+        data = bytes(self.buffer[:count])
+        del self.buffer[:count]
+        return data
+
+    def cancelled(self):
+        """Whether a cancel of the current request has come; reads only what
+        is there, and consumes only cancels (a stale one, for a request
+        already answered, is dropped)."""
+        while select.select([self.descriptor], [], [], 0)[0]:
+            if not self.fill():
+                break  # parley went away: the main loop sees the end
+        while self.buffer.startswith(b'{"cancel"') and b"\n" in self.buffer:
+            line, _, rest = self.buffer.partition(b"\n")
+            self.buffer = rest
+            if json.loads(line).get("cancel") == self.current:
+                return True
+        return False
+
+
+class Stoppable:
+    """The CTranslate2 model, stopping between its steps when parley cancels
+    the request: before and after encoding the window, and before each
+    decoding (faster-whisper's temperature fallback decodes again). A step
+    under way runs to its end (CTranslate2 cannot stop a beam search), so a
+    withdrawn transcription gives the worker back in about one step, not
+    after the whole segment (benchmarks/stt/window.md)."""
+
+    def __init__(self, whisper, requests):
+        self.whisper = whisper
+        self.requests = requests
+
+    def __getattr__(self, name):
+        return getattr(self.whisper, name)
+
+    def check(self):
+        if self.requests.current is not None and self.requests.cancelled():
+            raise Cancelled()
+
+    def encode(self, *arguments, **options):
+        self.check()
+        output = self.whisper.encode(*arguments, **options)
+        self.check()
+        return output
+
+    def generate(self, *arguments, **options):
+        self.check()
+        return self.whisper.generate(*arguments, **options)
 
 
 def send(channel, message):
