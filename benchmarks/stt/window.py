@@ -76,13 +76,14 @@ def corpora():
     return {"LibriVox": read, "Asterisk en": prompts[::4]}
 
 
-def run(model, audio, window, bounded=False):
+def run(model, audio, window, bounded=False, timestamps=True):
     transcribe_module.pad_or_trim = FULL if window is None else window
     started = time.monotonic()
     duration = len(audio) / 16000
     # bounded: the worker's token budget (whisper_worker.token_budget) as well.
     budget = {"max_new_tokens": whisper_worker.token_budget(duration)} if bounded else {}
-    segments, _ = model.transcribe(audio, beam_size=BEAM, language="en", vad_filter=False, **budget)
+    segments, _ = model.transcribe(audio, beam_size=BEAM, language="en", vad_filter=False,
+                                   without_timestamps=not timestamps, **budget)
     # As the worker reads them: nothing timed after the audio (whisper_worker.TAIL_SECONDS).
     text = " ".join(segment.text.strip() for segment in segments
                     if window is None or segment.start < duration - whisper_worker.TAIL_SECONDS)
@@ -116,6 +117,13 @@ def main():
         "at least 10 s": at_least(1000),
         "Parley's rule (whisper_worker.window)": whisper_worker.window(FULL),
         "Parley's rule, tokens bounded (whisper_worker.token_budget)": (whisper_worker.window(FULL), True),
+        # Without timestamps the decoder writes the text alone: no segment
+        # cut at the window's end to be decoded again in a next window.
+        "no timestamps, segment + 1 s": (margin(100), True, False),
+        "no timestamps, segment + 2 s": (margin(200), True, False),
+        "no timestamps, segment + 3 s": (margin(300), True, False),
+        "no timestamps, segment + 8 s": (margin(800), True, False),
+        "no timestamps, 30 s": (None, True, False),
     }
     wanted = [w.strip() for w in arguments.windows.split(",") if w.strip()]
     if wanted:
@@ -126,12 +134,12 @@ def main():
         for name, window in windows.items():
             errors = total = 0
             times = []
-            window, bounded = window if isinstance(window, tuple) else (window, False)
+            window, bounded, timestamps = (window + (True,))[:3] if isinstance(window, tuple) else (window, False, True)
             for samples, reference in audio:
-                run(model, samples, window, bounded)  # warm
+                run(model, samples, window, bounded, timestamps)  # warm
                 clip_times = []
                 for _ in range(arguments.runs):
-                    text, elapsed = run(model, samples, window, bounded)
+                    text, elapsed = run(model, samples, window, bounded, timestamps)
                     clip_times.append(elapsed)
                 errors += edit_distance(words(reference), words(text))
                 total += len(words(reference))
