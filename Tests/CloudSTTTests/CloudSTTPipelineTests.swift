@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    /// vadsegmenter says an end is likely after 200 ms of silence; cloudstt
+    /// vadsegmenter says an end is likely after 100 ms of silence; cloudstt
     /// transcribes then and, the speaker having stopped, the segment's final
     /// is that transcription: the same text, in order, one per segment.
     @Test func aLikelyEndStartsTheTranscriptionAndItsResultIsTheFinal() async throws {
@@ -60,7 +60,7 @@ import Testing
         #expect(speculation(in: fileEvents).allSatisfy { $0.requests == 0 }, "a file pipeline speculates nothing")
         #expect(early.map(\.segmentID) == [0, 1, 2])
         #expect(early.allSatisfy { $0.status == .final }, "nothing speculative leaves: finals only")
-        // The speculation heard 300 ms less of the closing silence, and
+        // The speculation heard 400 ms less of the closing silence, and
         // Whisper-base may hear a word differently for it ("ill-sposed" and
         // "ill-disposed" both come): the sentences' words, not to the letter.
         for (index, expected) in ["young man", "selfish", "married"].enumerated() {
@@ -68,7 +68,10 @@ import Testing
             #expect(late[safe: index]?.text.lowercased().contains(expected) == true, "\(late.map(\.text))")
         }
         let speculated = speculation(in: earlyEvents)
-        #expect(speculated.map(\.requests) == [1, 1, 1], "one likely end per pause")
+        // A comma's pause inside a sentence may be a likely end too,
+        // withdrawn when the reading goes on: at least one per segment, and
+        // each final is the transcription begun at the sentence's own end.
+        #expect(speculated.count == 3 && speculated.allSatisfy { $0.requests >= 1 }, "\(speculated)")
         #expect(speculated.allSatisfy { $0.used })
         #expect(speculation(in: lateEvents).allSatisfy { $0.requests == 0 }, "speculate=never")
     }
