@@ -177,7 +177,7 @@ public final class WhisperWorker: Sendable {
                 enqueue(Job(id: id, request: request, seconds: seconds, continuation: continuation))
             }
         } onCancel: {
-            cancelQueued(id)
+            cancelRequest(id)
         }
         let answer = try result.get()
         // A worker script from before these fields ignores them and transcribes.
@@ -258,7 +258,7 @@ public final class WhisperWorker: Sendable {
     /// between the model's steps and answers `cancelled`, so a withdrawn
     /// speculation gives the worker back in about one step, not after the
     /// whole segment. Its answer, if it came first, is thrown away by the caller.
-    private func cancelQueued(_ id: UInt64) {
+    private func cancelRequest(_ id: UInt64) {
         let (job, process): (Job?, Process?) = state.withLock { state in
             if let index = state.queue.firstIndex(where: { $0.id == id }) { return (state.queue.remove(at: index), nil) }
             return (nil, state.current?.id == id && state.cancels ? state.process : nil)

@@ -213,7 +213,7 @@ def on_transcribed_frames(detect_language):
     """The model's detect_language, given the frames the transcription
     encodes: faster-whisper transcribes all mel frames but the last one
     (its content_frames) and detects on all of them, so the two windows
-    differed in one frame and remember_last could not match them."""
+    differed in one frame and LastEncoding could not match them."""
     def detect(audio=None, features=None, **options):
         if features is not None and features.shape[-1] > 1:
             features = features[..., :-1]
@@ -278,7 +278,8 @@ class Stoppable:
     decoding (faster-whisper's temperature fallback decodes again). A step
     under way runs to its end (CTranslate2 cannot stop a beam search), so a
     withdrawn transcription gives the worker back in about one step, not
-    after the whole segment (benchmarks/stt/window.md)."""
+    after the whole segment (benchmarks/README.md, "How early the end is
+    likely")."""
 
     def __init__(self, whisper, requests):
         self.whisper = whisper
