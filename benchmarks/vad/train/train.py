@@ -1306,7 +1306,7 @@ hold 0.5, 2026-11-28), held out then vadbench as above:
                        0.96456 / 0.967 0.965 0.961 0.958 / 0.968 0.965 0.956 0.951, 530 / 720, 1 split
 Ahead of Silero in all eleven held-out conditions (babble 0 dB 0.326
 against 0.317, 5 dB 0.668 against 0.320), the sounds 3% in the clear, the
-room between items 5.8% / 2.7% (Silero 99%), ends as late as Silero's held
+room between items 5.8% / 2.7% (Silero 99%), ends as late as the shipped weights held
 out at p95; on vadbench ahead in eight of nine with no false alarms, and
 0.0004 behind in the clear (Silero 0.96494). Not shipped for that; the
 weights and reports are on the `vad-babble15` branch. Left to try: other
