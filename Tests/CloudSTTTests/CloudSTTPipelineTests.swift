@@ -46,13 +46,18 @@ import Testing
         }
     }
 
-    /// vadsegmenter says an end is likely after 100 ms of silence; cloudstt
-    /// transcribes then and, the speaker having stopped, the segment's final
-    /// is that transcription: the same text, in order, one per segment.
+    /// vadsegmenter says an end is likely after likely-end-ms of silence;
+    /// cloudstt transcribes then and, the speaker having stopped, the
+    /// segment's final is that transcription: the same text, in order, one
+    /// per segment. At 200 ms, above the readings' comma pauses, each
+    /// segment's one likely end is its sentence's end; at the default 100 a
+    /// comma may start one that is withdrawn, and whether the sentence's own
+    /// then starts before the end is confirmed depends on the host's load
+    /// (Speculations.start), which this test must not.
     @Test func aLikelyEndStartsTheTranscriptionAndItsResultIsTheFinal() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         // Live, as a microphone delivers it: speculation is for a speaker's real silence.
-        let pipeline = "recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt"
+        let pipeline = "recordingsrc location=\(recording.path) ! vadsegmenter likely-end-ms=200 ! cloudstt"
         let (early, earlyEvents) = try await transcripts(pipeline + " ! fakesink")
         let (late, lateEvents) = try await transcripts(pipeline + " speculate=never ! fakesink")
         // Read from a file it is not live: nothing to wait for, nothing speculated.
@@ -60,7 +65,7 @@ import Testing
         #expect(speculation(in: fileEvents).allSatisfy { $0.requests == 0 }, "a file pipeline speculates nothing")
         #expect(early.map(\.segmentID) == [0, 1, 2])
         #expect(early.allSatisfy { $0.status == .final }, "nothing speculative leaves: finals only")
-        // The speculation heard 400 ms less of the closing silence, and
+        // The speculation heard 300 ms less of the closing silence, and
         // Whisper-base may hear a word differently for it ("ill-sposed" and
         // "ill-disposed" both come): the sentences' words, not to the letter.
         for (index, expected) in ["young man", "selfish", "married"].enumerated() {
@@ -68,10 +73,7 @@ import Testing
             #expect(late[safe: index]?.text.lowercased().contains(expected) == true, "\(late.map(\.text))")
         }
         let speculated = speculation(in: earlyEvents)
-        // A comma's pause inside a sentence may be a likely end too,
-        // withdrawn when the reading goes on: at least one per segment, and
-        // each final is the transcription begun at the sentence's own end.
-        #expect(speculated.count == 3 && speculated.allSatisfy { $0.requests >= 1 }, "\(speculated)")
+        #expect(speculated.map(\.requests) == [1, 1, 1], "one likely end per pause")
         #expect(speculated.allSatisfy { $0.used })
         #expect(speculation(in: lateEvents).allSatisfy { $0.requests == 0 }, "speculate=never")
     }
