@@ -260,7 +260,9 @@ class Requests:
     def cancelled(self):
         """Whether a cancel of the current request has come; reads only what
         is there, and consumes only cancels (a stale one, for a request
-        already answered, is dropped)."""
+        already answered, is dropped). Nothing to look for between requests."""
+        if self.current is None:
+            return False
         while select.select([self.descriptor], [], [], 0)[0]:
             if not self.fill():
                 break  # parley went away: the main loop sees the end
@@ -289,7 +291,7 @@ class Stoppable:
         return getattr(self.whisper, name)
 
     def check(self):
-        if self.requests.current is not None and self.requests.cancelled():
+        if self.requests.cancelled():
             raise Cancelled()
 
     def encode(self, *arguments, **options):
