@@ -1330,6 +1330,35 @@ weak speech of the speaker in the clear too; weighing the babble's
 speech up gives recall back and precision away (1.25x: more precise, 1
 point less recall). Weight 1.25 (seeds 9 and 6) was not taken further
 (held out, hold): already further behind than 1.5 in the clear.
+All speech weighed up a little with the babble's (`--babble 5 0 -3
+--babble-speech-weight 1.5 --positive-weight 1.65`, was 1.5; seeds 9 and
+6). Its hold by the rule, on its training streams (F1, false alarms, end
+of speech as above):
+  hold 0.3:   0.9301, 1.06%, 530 / 680
+  hold 0.4:   0.9303, 1.09%, 530 / 690
+  hold 0.5:   0.9305, 1.12%, 530 / 690
+  hold 0.6:   0.9305, 1.18%, 540 / 700
+  hold 0.7:   0.9304, 1.26%, 550 / 710
+so 0.5 (the earliest median end, then the best F1). Held out, then
+vadbench as the element decides (precision and recall in the clear):
+  and speech 1.65x: 0.885 / 0.877 0.885 0.886 0.871 / 0.891 0.892 0.894 0.856 / 0.661 0.332, 7.1% / 3.1%, 640 / 870
+                    0.96807 (P 0.9799, R 0.9565) / 0.969 0.966 0.960 0.962 / 0.971 0.968 0.959 0.952, no false alarms, 5 splits
+Every figure #68 asks for: ahead of Silero in all eleven held-out
+conditions (babble 5 dB 0.661 against 0.320, 0 dB 0.332 against 0.317;
+the room between items 7.1% / 3.1% taken for speech, Silero's 99%), the
+held-out sounds 3% in the clear, on vadbench ahead in all nine with no
+false alarms, the clear back to the shipped weights' (0.96807 against
+0.96771; Silero 0.96494), 8.4x Silero in the same run. Its costs: the
+held-out sounds in white noise reach 5% (Silero 1%), held out it ends
+later at p95 (870 against 830 ms). Not shipped yet: with these weights
+two pipeline tests fail, reproducibly, that pass with the shipped ones:
+CloudSTTPipelineTests' speechAfterALikelyEndWithdraws...HearsItAll (the
+three LibriVox sentences 200 ms apart come out as three segments, not
+one; the same audio made with sox and run through gst-launch with
+recordingsrc gives one, so what differs in the test's fixture is not yet
+known) and SessionRecorderPipelineTests' aSessionKilledMidway... (no
+record before the kill). The weights, results, README and these defaults
+as they would ship are on the `vad-babble15-pos165` branch.
 """
 import argparse
 import glob
