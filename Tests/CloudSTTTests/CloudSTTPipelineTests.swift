@@ -79,11 +79,12 @@ import Testing
     }
 
     /// A speaker who stops between sentences for longer than the likely end
-    /// and shorter than the 500 ms silence (the clips' own quiet and 200 ms):
-    /// each likely end is withdrawn when the speech goes on, the segment is
-    /// one, and its final holds every word, never a withdrawn speculation's.
+    /// and shorter than the 500 ms silence (0.25-0.3 s of the reader's room,
+    /// SpeechFixtures.threeSentencesReadOn): each likely end is withdrawn
+    /// when the speech goes on, the segment is one, and its final holds
+    /// every word, never a withdrawn speculation's.
     @Test func speechAfterALikelyEndWithdrawsTheSpeculationAndTheFinalHearsItAll() async throws {
-        let recording = try SpeechFixtures.threeUtterances(gap: 0.2, in: scratch)
+        let recording = try SpeechFixtures.threeSentencesReadOn(in: scratch)
         let (results, events) = try await transcripts("""
             recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt ! fakesink
             """)

@@ -23,15 +23,35 @@ public enum SpeechFixtures {
         try recording(of: clips, gap: gap, named: "three-utterances", in: folder)
     }
 
-    /// WAV files (any rate) one after another at 16 kHz, `gap` seconds of silence between them.
-    public static func recording(of files: [String], gap: Double = 1.0, named name: String, in folder: URL) throws -> Recording {
+    /// The three LibriVox sentences read on, as a reader who pauses briefly
+    /// between them: each clip cut to its sentence with some of its own room
+    /// tone kept around it, joined with no silence added. The pauses between
+    /// sentences are then about 0.3 and 0.25 s of the reader's room (from the
+    /// clips' 10 ms energy: 0880's speech ends at 2.78 s, 0890's runs
+    /// 0.27-4.99 s, 0920's starts at 0.27 s): longer than vadsegmenter's
+    /// likely end (100 ms), shorter than its 500 ms silence. The clips whole
+    /// pause for longer than they seem: each keeps 0.2-0.3 s of quiet before
+    /// and after its sentence, so `threeUtterances(gap: 0.2)` pauses 0.7-0.8 s.
+    public static func threeSentencesReadOn(in folder: URL) throws -> Recording {
+        try recording(of: clips, cuts: [0...2.99, 0.18...5.10, 0.15...6.05], gap: 0, named: "read-on", in: folder)
+    }
+
+    /// WAV files (any rate) one after another at 16 kHz, `gap` seconds of silence between them;
+    /// `cuts`, when given, the part of each file to take, in seconds.
+    public static func recording(of files: [String], cuts: [ClosedRange<Double>]? = nil, gap: Double = 1.0,
+                                 named name: String, in folder: URL) throws -> Recording {
+        precondition(cuts == nil || cuts?.count == files.count, "one cut per file")
         var all: [Int16] = []
         var spans: [ClosedRange<Double>] = []
         for (index, file) in files.enumerated() {
             if index > 0 { all += [Int16](repeating: 0, count: Int(gap * 16_000)) }
             let start = Double(all.count) / 16_000
             let audio = try WAVDecoder.decode(try Data(contentsOf: URL(fileURLWithPath: file)))
-            all += Resampler.resample(audio.samples, from: audio.rate, to: 16_000)
+            var samples = Resampler.resample(audio.samples, from: audio.rate, to: 16_000)
+            if let cut = cuts?[index] {
+                samples = Array(samples[min(Int(cut.lowerBound * 16_000), samples.count)..<min(Int(cut.upperBound * 16_000), samples.count)])
+            }
+            all += samples
             spans.append(start...(Double(all.count) / 16_000))
         }
         let path = folder.appendingPathComponent("\(name).wav").path
