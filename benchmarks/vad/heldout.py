@@ -34,6 +34,17 @@ has not met and the test does not hold.
   (the same volunteers' other recordings: other talkers for all but the
   few utterances of that volunteer's own language), at 5 and 0 dB below
   the speech, under the whole layout as the noise conditions are.
+- Brown noise (brown_10dB, brown_0dB: white noise shaped to fall 6 dB an
+  octave, mostly rumble under the speech's band), band-limited noise
+  (band_5dB: white noise in the speech's own band, 300-3400 Hz, at 5 dB
+  under it, as a fan or a line's hiss heard through a phone), a phone line's band
+  (telephone: the clean condition with everything outside 300-3400 Hz
+  taken out) and a room's reverberation (reverb: the clean layout through
+  a synthetic room's impulse response, RT60 0.6 s, scaled back to the dry
+  level; the labels stay the dry speech's, so the tail a word leaves in
+  the room counts as non-speech, for every detector alike). The training
+  has no brown noise, no reverberation and no wideband speech band-limited
+  this way (its 8 kHz Asterisk prompts are the only narrowband speech).
 - Each sound has a class (its Tux Paint folder: animals, instruments,
   household, space, vehicles, food, new year, the tools' sounds), and the
   report gives, per class, the share of its frames each detector calls
@@ -76,7 +87,10 @@ SOUND_FOLDERS = ["animals", "hobbies/music", "household", "space", "seasonal/new
 SPEECH_DBFS, SOUND_DBFS = -26.0, -30.0
 GAPS_S = [0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0]
 CONDITIONS = (["clean"] + [f"{colour}_{snr}dB" for colour in ("white", "pink") for snr in (20, 10, 5, 0)]
-              + [f"babble_{snr}dB" for snr in (5, 0)])
+              + [f"babble_{snr}dB" for snr in (5, 0)] + [f"brown_{snr}dB" for snr in (10, 0)] + ["band_5dB", "telephone", "reverb"])
+# A phone line's band (telephone), and a room's reverberation time (reverb, RT60 in seconds).
+TELEPHONE_HZ = (300, 3400)
+REVERB_RT60_S = 0.6
 BABBLE_TALKERS = 6
 SILENCE_S = 0.5
 MARGIN_FRAMES = 10
@@ -235,18 +249,51 @@ def layout(items, rng):
             np.concatenate(classes))
 
 
+def band_limited(audio, band):
+    """`audio` with every frequency outside `band` (Hz) taken out."""
+    spectrum = np.fft.rfft(audio)
+    frequencies = np.fft.rfftfreq(len(audio), 1 / RATE)
+    spectrum[(frequencies < band[0]) | (frequencies > band[1])] = 0
+    return np.fft.irfft(spectrum, n=len(audio))
+
+
+def reverberant(audio, rt60, rng):
+    """`audio` in a room: convolved with the direct sound and an exponentially
+    decaying noise tail that falls 60 dB in `rt60` seconds (about as loud in
+    all as the direct sound, as a few metres from the talker in a living
+    room), then scaled back to the dry audio's RMS."""
+    t = np.arange(int(rt60 * RATE)) / RATE
+    tail = rng.standard_normal(len(t)) * np.exp(-6.9 * t / rt60)
+    tail[: RATE // 200] = 0  # the first reflections come after 5 ms
+    response = np.concatenate([[1.0], tail[1:] / np.sqrt(np.sum(tail ** 2))])
+    n = len(audio) + len(response) - 1
+    wet = np.fft.irfft(np.fft.rfft(audio, n) * np.fft.rfft(response, n), n=n)[: len(audio)]
+    return wet * np.sqrt(np.mean(audio ** 2)) / (np.sqrt(np.mean(wet ** 2)) + 1e-12)
+
+
 def write_conditions(clean, babble, out):
-    """The clean layout under room tone (pink, -60 dBFS) and in white and pink
-    noise and babble at each SNR against the speech's -26 dBFS, one WAV per condition."""
+    """The clean layout under room tone (pink, -60 dBFS) and in white, pink,
+    brown and band-limited noise and babble at each SNR against the speech's -26 dBFS, band-limited
+    to a phone line's band, under noise in that band, and in a reverberant room, one WAV per condition."""
+    room = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0) * 10 ** (-60.0 / 20)
     for name in CONDITIONS:
-        if name == "clean":
+        if name == "telephone":
+            write_wav(os.path.join(out, name + ".wav"), band_limited(clean + room, TELEPHONE_HZ))
+            continue
+        if name == "reverb":
+            write_wav(os.path.join(out, name + ".wav"), reverberant(clean, REVERB_RT60_S, np.random.RandomState(6006)) + room)
+            continue
+        if name.startswith("band_"):
+            noise, level = band_limited(np.random.RandomState(7007).standard_normal(len(clean)), TELEPHONE_HZ), SPEECH_DBFS - int(name.split("_")[1][:-2])
+        elif name == "clean":
             noise, level = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0), -60.0
         elif name.startswith("babble"):
             noise, level = babble, SPEECH_DBFS - int(name.split("_")[1][:-2])
         else:
             colour, snr = name.split("_")[0], int(name.split("_")[1][:-2])
-            noise = np.random.RandomState((3001 if colour == "white" else 4002) + snr).standard_normal(len(clean))
-            noise = noise if colour == "white" else shape_noise(noise, 1.0)
+            seed = {"white": 3001, "pink": 4002, "brown": 5003}[colour] + snr
+            noise = np.random.RandomState(seed).standard_normal(len(clean))
+            noise = noise if colour == "white" else shape_noise(noise, 1.0 if colour == "pink" else 2.0)
             level = SPEECH_DBFS - snr
         write_wav(os.path.join(out, name + ".wav"), clean + noise / np.std(noise) * 10 ** (level / 20))
 
@@ -268,6 +315,8 @@ def main():
     arguments = parser.parse_args()
     if not os.path.exists(os.path.join(arguments.out, "items.txt")):
         build(arguments.packages, arguments.out)
+    elif any(not os.path.exists(os.path.join(arguments.out, c + ".wav")) for c in CONDITIONS):
+        build(arguments.packages, arguments.out)  # a condition added since the set was built: the same seeds, the same set
     labels = score.read_column(os.path.join(arguments.out, "labels_10ms.txt"))
     regions = score.read_column(os.path.join(arguments.out, "regions_10ms.txt"))
     classes = score.read_column(os.path.join(arguments.out, "classes_10ms.txt"))
