@@ -70,7 +70,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "train"))
 import score  # noqa: E402
-from train import FRAME, RATE, decode, shape_noise, speech_labels, trim_and_scale, write_wav  # noqa: E402
+from train import (FRAME, RATE, band_limited, decode, reverberant, shape_noise, speech_labels,  # noqa: E402
+                   trim_and_scale, write_wav)
 
 STAMPS = "usr/share/tuxpaint/stamps"
 CODEC2 = "usr/share/codec2/raw"
@@ -249,28 +250,6 @@ def layout(items, rng):
             np.concatenate(classes))
 
 
-def band_limited(audio, band):
-    """`audio` with every frequency outside `band` (Hz) taken out."""
-    spectrum = np.fft.rfft(audio)
-    frequencies = np.fft.rfftfreq(len(audio), 1 / RATE)
-    spectrum[(frequencies < band[0]) | (frequencies > band[1])] = 0
-    return np.fft.irfft(spectrum, n=len(audio))
-
-
-def reverberant(audio, rt60, rng):
-    """`audio` in a room: convolved with the direct sound and an exponentially
-    decaying noise tail that falls 60 dB in `rt60` seconds (about as loud in
-    all as the direct sound, as a few metres from the talker in a living
-    room), then scaled back to the dry audio's RMS."""
-    t = np.arange(int(rt60 * RATE)) / RATE
-    tail = rng.standard_normal(len(t)) * np.exp(-6.9 * t / rt60)
-    tail[: RATE // 200] = 0  # the first reflections come after 5 ms
-    response = np.concatenate([[1.0], tail[1:] / np.sqrt(np.sum(tail ** 2))])
-    n = len(audio) + len(response) - 1
-    wet = np.fft.irfft(np.fft.rfft(audio, n) * np.fft.rfft(response, n), n=n)[: len(audio)]
-    return wet * np.sqrt(np.mean(audio ** 2)) / (np.sqrt(np.mean(wet ** 2)) + 1e-12)
-
-
 def write_conditions(clean, babble, out):
     """The clean layout under room tone (pink, -60 dBFS) and in white, pink,
     brown and band-limited noise and babble at each SNR against the speech's -26 dBFS, band-limited
@@ -278,13 +257,13 @@ def write_conditions(clean, babble, out):
     room = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0) * 10 ** (-60.0 / 20)
     for name in CONDITIONS:
         if name == "telephone":
-            write_wav(os.path.join(out, name + ".wav"), band_limited(clean + room, TELEPHONE_HZ))
+            write_wav(os.path.join(out, name + ".wav"), band_limited(clean + room, *TELEPHONE_HZ))
             continue
         if name == "reverb":
-            write_wav(os.path.join(out, name + ".wav"), reverberant(clean, REVERB_RT60_S, np.random.RandomState(6006)) + room)
+            write_wav(os.path.join(out, name + ".wav"), reverberant(np.random.RandomState(6006), clean, REVERB_RT60_S) + room)
             continue
         if name.startswith("band_"):
-            noise, level = band_limited(np.random.RandomState(7007).standard_normal(len(clean)), TELEPHONE_HZ), SPEECH_DBFS - int(name.split("_")[1][:-2])
+            noise, level = band_limited(np.random.RandomState(7007).standard_normal(len(clean)), *TELEPHONE_HZ), SPEECH_DBFS - int(name.split("_")[1][:-2])
         elif name == "clean":
             noise, level = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0), -60.0
         elif name.startswith("babble"):
