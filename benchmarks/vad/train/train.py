@@ -1370,7 +1370,7 @@ The second passed alone and repeated with these weights, and both
 weights cut its recording at the same places (parley-bench vad-frames
 --silence-ms 200): the failure was the loaded suite's, not the weights'.
 
-Other noises and rooms (`--more-conditions`; 2026-11-29). The held-out
+Other noises and rooms (`--more-conditions`; tried, not shipped yet; 2026-11-29). The held-out
 set gained brown noise (10, 0 dB), noise in the speech's own band
 (300-3400 Hz, 5 dB), a phone line's band and a reverberant room (RT60
 0.6 s). The babble weights went deaf in the band-limited noise (F1 0.000
@@ -1399,6 +1399,37 @@ taken more in those noises (15% in the band-limited noise, Silero 1%;
 4% in the clear, was 3%), it ends 20 ms later, the held-out clear is
 level with Silero (0.878 against 0.877), and on vadbench white 10 dB is
 0.0001 behind Silero (0.96398 against 0.96411): not shipped as it is.
+All four (`--more-conditions brown,band,reverb,phone`: the streams also in a room of RT60 0.3-1.0 s, the labels the dry
+speech's, and through a phone line's band of 250-400 Hz to 3.2-3.6 kHz),
+the same seeds and hold (0.5), as above:
+  all four:         0.884 / 0.879 0.882 0.890 0.875 / 0.889 0.895 0.896 0.864 / 0.626 0.380 / 0.894 0.887 / 0.847 (3%) / 0.851 (11%) / 0.846, 630 / 840
+                    0.96560 / 0.96620 0.96408 0.960 0.962 / 0.969 0.964 0.958 0.948
+Ahead of Silero in all sixteen held-out conditions:
+the band-limited noise 0.847 with 3% of the sounds taken (brown and band
+alone, 15%), brown 0 dB 0.887, the reverberant room 0.846 (babble
+weights 0.749, Silero 0.662), the phone line 0.851 (0.779, Silero 0.673);
+babble 0.626 / 0.380 (Silero 0.320 / 0.317), the talking room 12.6% /
+5.8% taken (Silero 99%); utterances no segment reaches 182 over the
+sixteen (babble weights 458, Silero 417); ends as soon (630 / 840). On
+vadbench ahead in eight and level in the ninth (white 10 dB, 0.00003
+behind; the weights #68 called level with Silero there were 0.0002
+behind), no false alarms.
+Its costs: the clear is lower (vadbench 0.96560 against 0.96812, Silero
+0.96494; held out 0.884 against 0.885), and the sounds are taken more:
+4% of their frames in the clear held out (860 frames, babble weights
+634, Silero 346), household sounds 6.0% (0%), animals 4.6% (3.4%), and
+11% through the phone line's band (Silero 0%). The hold was not chosen
+again for these weights (streams.py's rule): 0.5 as before.
+Not shipped yet: with them two pipeline tests on speculation fail (run
+beside benchmarks/vad/run, so under load): UseCasePipelineTests'
+liveTranslateSpeaks... finds a first segment with two speculative
+requests (one withdrawn) where it asks for one per segment, and
+CloudSTTPipelineTests' aLikelyEndStarts... a speculation not used. These
+weights let go sooner inside a sentence (the reverberant streams teach
+it to end at the dry speech's end), so a pause inside a sentence reaches
+the 100 ms likely end more often: whether that is the tests' assumption
+or a cost to pay (a withdrawn speculation is a second request) is to be
+found before they ship.
 """
 import argparse
 import glob
@@ -2132,8 +2163,8 @@ def known_names(text, known, what):
 
 
 def more_condition_names(text):
-    """--more-conditions: names from MORE_CONDITIONS, comma-separated."""
-    return known_names(text, MORE_CONDITIONS, "condition")
+    """--more-conditions: names from MORE_CONDITIONS, comma-separated; "" for none."""
+    return known_names(text, MORE_CONDITIONS, "condition") if text else []
 
 
 def noise_names(text):
@@ -2371,7 +2402,7 @@ def main():
     parser.add_argument("--babble-speech-weight", type=float, default=1.5,
                         help="--babble: the speech frames of the babble mixes weighed this much more (both networks)")
     parser.add_argument("--more-conditions", type=more_condition_names, default=[],
-                        help=f"the long streams again through these (more_conditions), comma-separated: {','.join(MORE_CONDITIONS)}")
+                        help=f"the long streams again through these (more_conditions), comma-separated, \"\" for none: {','.join(MORE_CONDITIONS)}")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
