@@ -42,9 +42,11 @@ has not met and the test does not hold.
   taken out) and a room's reverberation (reverb: the clean layout through
   a synthetic room's impulse response, RT60 0.6 s, scaled back to the dry
   level; the labels stay the dry speech's, so the tail a word leaves in
-  the room counts as non-speech, for every detector alike). The training
-  has no brown noise, no reverberation and no wideband speech band-limited
-  this way (its 8 kHz Asterisk prompts are the only narrowband speech).
+  the room counts as non-speech, for every detector alike). The shipped
+  weights' training has no brown noise, no reverberation and no wideband
+  speech band-limited this way (its 8 kHz Asterisk prompts are the only
+  narrowband speech); train.py's --more-conditions adds its own draws of
+  all four, never these.
 - Each sound has a class (its Tux Paint folder: animals, instruments,
   household, space, vehicles, food, new year, the tools' sounds), and the
   report gives, per class, the share of its frames each detector calls
