@@ -1424,12 +1424,13 @@ Not shipped yet: with them two pipeline tests on speculation fail (run
 beside benchmarks/vad/run, so under load): UseCasePipelineTests'
 liveTranslateSpeaks... finds a first segment with two speculative
 requests (one withdrawn) where it asks for one per segment, and
-CloudSTTPipelineTests' aLikelyEndStarts... a speculation not used. These
-weights let go sooner inside a sentence (the reverberant streams teach
-it to end at the dry speech's end), so a pause inside a sentence reaches
-the 100 ms likely end more often: whether that is the tests' assumption
-or a cost to pay (a withdrawn speculation is a second request) is to be
-found before they ship.
+CloudSTTPipelineTests' aLikelyEndStarts... a speculation not used. Not
+yet known whether that is the load (both pass idle with the shipped
+weights; these were not run idle) or these weights letting go sooner
+inside a sentence (a guess: the reverberant streams teach it to end at
+the dry speech's end), so that a pause inside a sentence reaches the
+100 ms likely end more often, each withdrawn speculation a second
+request. To be found before they ship.
 """
 import argparse
 import glob
