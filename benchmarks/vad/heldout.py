@@ -258,6 +258,9 @@ def write_conditions(clean, babble, out):
     to a phone line's band, under noise in that band, and in a reverberant room, one WAV per condition."""
     room = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0) * 10 ** (-60.0 / 20)
     for name in CONDITIONS:
+        if name == "clean":
+            write_wav(os.path.join(out, name + ".wav"), clean + room)
+            continue
         if name == "telephone":
             write_wav(os.path.join(out, name + ".wav"), band_limited(clean + room, *TELEPHONE_HZ))
             continue
@@ -266,8 +269,6 @@ def write_conditions(clean, babble, out):
             continue
         if name.startswith("band_"):
             noise, level = band_limited(np.random.RandomState(7007).standard_normal(len(clean)), *TELEPHONE_HZ), SPEECH_DBFS - int(name.split("_")[1][:-2])
-        elif name == "clean":
-            noise, level = shape_noise(np.random.RandomState(4101).standard_normal(len(clean)), 1.0), -60.0
         elif name.startswith("babble"):
             noise, level = babble, SPEECH_DBFS - int(name.split("_")[1][:-2])
         else:
