@@ -187,10 +187,11 @@ import Testing
     @Test func liveTranslateSpeaksEachUtteranceWithTheMicrophoneAndSpeakersReplaced() async throws {
         let recording = try SpeechFixtures.threeUtterances(in: scratch)
         let spoken = scratch.appendingPathComponent("speakers.wav"), session = scratch.appendingPathComponent("live")
-        // LIKELY_END_MS=200, above the readings' comma pauses: each segment's
-        // one likely end is its sentence's end, whatever the host's load.
+        // LIKELY_END_MS=300, above the first sentence's weak stretch (judged
+        // silent for up to 200 ms; CloudSTTPipelineTests' aLikelyEndStarts...):
+        // each segment's one likely end is its sentence's end, whatever the host's load.
         let result = try await runLive("live-translate", source: "recordingsrc location=\"\(recording.path)\"",
-                                       set: "LIKELY_END_MS=200", spoken: spoken, session: session)
+                                       set: "LIKELY_END_MS=300", spoken: spoken, session: session)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("transcript ") }.count == 3, "\(result.stdout)")
