@@ -1370,7 +1370,7 @@ The second passed alone and repeated with these weights, and both
 weights cut its recording at the same places (parley-bench vad-frames
 --silence-ms 200): the failure was the loaded suite's, not the weights'.
 
-Other noises and rooms (`--more-conditions`; tried, not shipped yet; 2026-11-29). The held-out
+Other noises and rooms (`--more-conditions`; all four shipped, the default since 2026-11-29). The held-out
 set gained brown noise (10, 0 dB), noise in the speech's own band
 (300-3400 Hz, 5 dB), a phone line's band and a reverberant room (RT60
 0.6 s). The babble weights went deaf in the band-limited noise (F1 0.000
@@ -1418,19 +1418,37 @@ Its costs: the clear is lower (vadbench 0.96560 against 0.96812, Silero
 0.96494; held out 0.884 against 0.885), and the sounds are taken more:
 4% of their frames in the clear held out (860 frames, babble weights
 634, Silero 346), household sounds 6.0% (0%), animals 4.6% (3.4%), and
-11% through the phone line's band (Silero 0%). The hold was not chosen
-again for these weights (streams.py's rule): 0.5 as before.
-Not shipped yet: with them two pipeline tests on speculation fail (run
-beside benchmarks/vad/run, so under load): UseCasePipelineTests'
-liveTranslateSpeaks... finds a first segment with two speculative
-requests (one withdrawn) where it asks for one per segment, and
-CloudSTTPipelineTests' aLikelyEndStarts... a speculation not used. Not
-yet known whether that is the load (both pass idle with the shipped
-weights; these were not run idle) or these weights letting go sooner
-inside a sentence (a guess: the reverberant streams teach it to end at
-the dry speech's end), so that a pause inside a sentence reaches the
-100 ms likely end more often, each withdrawn speculation a second
-request. To be found before they ship.
+11% through the phone line's band (Silero 0%).
+Shipped, after two pipeline tests on speculation failed with them (run
+beside benchmarks/vad/run; idle too): UseCasePipelineTests'
+liveTranslateSpeaks... and CloudSTTPipelineTests' aLikelyEndStarts...
+found a first segment with two speculative requests (one withdrawn) at
+likely-end-ms=200. Not the load, and not these weights letting go sooner
+in general: the tests' first LibriVox sentence has a weak stretch
+("ill-disposed | young", ~170 ms at a tenth of its speech's energy) that
+these weights judge silent for 200 ms and the babble weights for less
+(`parley-bench vad-frames --silence-ms 200` splits it; 220 does not). The
+tests now use 300, which keeps a margin and stays under the 500 ms
+silence. Over whole sets the likely ends withdrawn inside utterances
+(segments at a 100 / 200 ms silence beyond those at 500) are about as
+many: held-out clear 21 / 1 (babble weights 13 / 5), vadbench clear 39 /
+22 (39 / 24); in the reverberant room more at the 100 ms default, 33 / 12
+(17 / 7), each a speculative transcription thrown away.
+The hold chosen again for them by "The hold again"'s rule on their own
+training streams (streams.py: mean F1 over the twelve conditions, false
+alarms on the streams' sounds, end of speech median / p95, extra segments):
+  hold 0.3:   0.9275, 1.10%, 530 / 680, 327
+  hold 0.4:   0.9278, 1.14%, 530 / 680, 324
+  hold 0.45:  0.9278, 1.15%, 530 / 680, 322
+  hold 0.5:   0.9279, 1.17%, 530 / 680, 323
+  hold 0.55:  0.9282, 1.20%, 540 / 690, 319
+  hold 0.6:   0.9282, 1.23%, 540 / 690, 310
+the earliest median end, then the best F1: 0.5, as trained. On
+draws.py's five draws of vadbench's noise their mean margin over Silero
+is ahead in all eight noisy conditions (thousandths, white 20 10 5 0 /
+pink 20 10 5 0): +3.1 +0.6 +3.9 +16.1 / +6.3 +7.3 +10.5 +17.8 (babble
+weights +7.4 +2.2 +4.8 +15.6 / +8.1 +10.4 +12.2 +20.7); at white 10 dB
+level on vadbench's own draw (-0.0) and ahead on the other four.
 """
 import argparse
 import glob
@@ -2402,8 +2420,8 @@ def main():
                         help="the long streams again under other people talking (babble_conditions) at these SNRs (dB); none: --babble")
     parser.add_argument("--babble-speech-weight", type=float, default=1.5,
                         help="--babble: the speech frames of the babble mixes weighed this much more (both networks)")
-    parser.add_argument("--more-conditions", type=more_condition_names, default=[],
-                        help=f"the long streams again through these (more_conditions), comma-separated, \"\" for none: {','.join(MORE_CONDITIONS)}")
+    parser.add_argument("--more-conditions", type=more_condition_names, default=list(MORE_CONDITIONS),
+                        help=f"the long streams again through these (more_conditions), comma-separated, \"\" for none; default all: {','.join(MORE_CONDITIONS)}")
     parser.add_argument("--fresh", action="store_true", help="make the training frames again, not from the cache")
     parser.add_argument("--output", default=os.path.join(ROOT, "plugins/VADSegmenter/SpeechClassifierWeights.swift"))
     arguments = parser.parse_args()
