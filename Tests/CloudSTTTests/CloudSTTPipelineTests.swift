@@ -85,12 +85,12 @@ import Testing
     /// and shorter than the 500 ms silence (0.25-0.3 s of the reader's room,
     /// SpeechFixtures.threeSentencesReadOn): each likely end is withdrawn
     /// when the speech goes on, the segment is one, and its final holds
-    /// every word, never a withdrawn speculation's (keep-speculated-ms is
-    /// 0 by default: none is kept).
+    /// every word, never a withdrawn speculation's (keep-speculated-ms=0:
+    /// none is kept).
     @Test func speechAfterALikelyEndWithdrawsTheSpeculationAndTheFinalHearsItAll() async throws {
         let recording = try SpeechFixtures.threeSentencesReadOn(in: scratch)
         let (results, events) = try await transcripts("""
-            recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt ! fakesink
+            recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt keep-speculated-ms=0 ! fakesink
             """)
         #expect(results.count == 1, "\(results.map(\.text))")
         let text = results.first?.text.lowercased() ?? ""
@@ -102,14 +102,14 @@ import Testing
         #expect((speculated.first?.requests ?? 0) >= 1, "\(speculated)")
     }
 
-    /// The same reading with keep-speculated-ms=3000: the likely end after
-    /// the first sentence (3.3 s heard) is withdrawn but runs on and its
-    /// text is kept; the final transcribes only what came after it and says
-    /// every word, once.
+    /// The same reading with the default keep-speculated-ms (3 s): the
+    /// likely end after the first sentence (3.3 s heard) is withdrawn but
+    /// runs on and its text is kept; the final transcribes only what came
+    /// after it and says every word, once.
     @Test func aLongWithdrawnSpeculationsTextIsKeptAndTheFinalHearsOnlyTheRest() async throws {
         let recording = try SpeechFixtures.threeSentencesReadOn(in: scratch)
         let (results, events) = try await transcripts("""
-            recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt keep-speculated-ms=3000 ! fakesink
+            recordingsrc location=\(recording.path) ! vadsegmenter ! cloudstt ! fakesink
             """)
         #expect(results.count == 1, "\(results.map(\.text))")
         let text = results.first?.text.lowercased() ?? ""

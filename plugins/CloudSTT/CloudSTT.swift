@@ -27,12 +27,11 @@
 // so the final is there 300 ms sooner (or more: the wait for it started
 // earlier). When the speaker goes on (`parley/speech-resumed`) it is
 // cancelled (dropped from the Whisper worker's queue, or its answer thrown
-// away), unless keep-speculated-ms is set (off by default) and it covers
-// that much audio that no kept text does: then it finishes and its text is
-// kept, and later speculations and the final transcribe only the audio
-// after it, with that text as the prompt, and put it in front of theirs (a
-// long segment's final costs what a short one's does, at a word or more
-// where a piece ends mid-sentence: benchmarks/stt/window.md).
+// away), unless it covers keep-speculated-ms (3 s) of audio that no kept
+// text does: then it finishes and its text is kept, and later speculations
+// and the final transcribe only the audio after it, with that text as the
+// prompt, and put it in front of theirs (a long segment's final costs what
+// a short one's does; shorter pieces lose words: benchmarks/stt/window.md).
 // Nothing speculative is emitted: one final per segment, in order.
 // The stt `parley/latency` message says how many were started, whether
 // the final is one, and how much of the segment kept text covered
@@ -142,11 +141,9 @@ public final class CloudSTTElement: ProviderElement {
     public static let DEFAULT_LOCAL_THREADS = 0
     public static let DEFAULT_SPECULATE = STTSpeculation.auto
     public static let DEFAULT_PARTIALS_EVERY_MS = 0
-    /// Off: keeping costs words where a piece ends mid-sentence (live-translate
-    /// on conversation-12: p95 1515 -> 615 ms, WER 4.55 -> 5.84% at 6000,
-    /// 8.44% at 3000; benchmarks/stt/window.md, "Keeping a withdrawn
-    /// speculation's text"), over the half point #64 allows: opt in.
-    public static let DEFAULT_KEEP_SPECULATED_MS = 0
+    /// 3 s: Whisper-base keeps the words of pieces that long, loses some of
+    /// shorter ones (benchmarks/stt/window.md, "Keeping a withdrawn speculation's text").
+    public static let DEFAULT_KEEP_SPECULATED_MS = 3000
     /// One request at a time: the local engines are serial, and context-prompt is exact.
     public static let DEFAULT_MAX_IN_FLIGHT = 1
     /// A segment's transcription once it ended, locally or from a nearby service.
@@ -194,7 +191,7 @@ public final class CloudSTTElement: ProviderElement {
                      blurb: "Start transcribing a segment at vadsegmenter's likely end (parley/speech-likely-end), before the silence confirms it, and use that transcription if the speaker does not go on; never emitted early, one final per segment in order. Only in a live pipeline (a file has no silence to wait for). Costs a request per withdrawn likely end (paid providers: opt in with always)",
                      .enumeration(typeName: "GstParleySTTSpeculation", values: STTSpeculation.values, default: DEFAULT_SPECULATE.rawValue)),
         PropertySpec("keep-speculated-ms", nick: "Keep speculated",
-                     blurb: "When the speaker goes on after a likely end whose transcription covers at least this much audio that no kept text does, let it finish and keep its text: later speculations and the final transcribe only the audio after it (with the kept text as the prompt), so a long segment's final costs what a short one's does, at some words where a piece ends mid-sentence (6000: one word in a 25 s prompt; shorter pieces lose more). 0 = cancel every withdrawn speculation (the default)",
+                     blurb: "When the speaker goes on after a likely end whose transcription covers at least this much audio that no kept text does, let it finish and keep its text: later speculations and the final transcribe only the audio after it (with the kept text as the prompt), so a long segment's final costs what a short one's does. Shorter pieces lose words. 0 = cancel every withdrawn speculation",
                      .int(default: DEFAULT_KEEP_SPECULATED_MS, range: 0...60_000)),
         PropertySpec("partials-every-ms", nick: "Partials every",
                      blurb: "provider=local with Whisper-base: while a segment is open, transcribe it as heard so far each time this much more of it has been heard, when the engine is otherwise idle, and emit the text as a partial result (parley/transcript status partial, with the words two passes agreed on as stable), for live captions; costs CPU, not requests. 0 = off",

@@ -39,9 +39,8 @@ public enum STTSpeculation: Int, Sendable, CaseIterable {
 /// runs on, and its text is kept: later speculations and the final
 /// transcribe only the audio after it, with the kept text as the prompt,
 /// and put it in front of what they hear. A long segment's final then costs
-/// what a short one's does, at a word or more where a piece ends
-/// mid-sentence (benchmarks/stt/window.md, "Keeping a withdrawn
-/// speculation's text"). Off by default.
+/// what a short one's does (benchmarks/stt/window.md, "Keeping a withdrawn
+/// speculation's text": shorter pieces lose words, 3 s keep them).
 final class Speculations: Sendable {
     typealias Outcome = FallbackChain.Outcome<Transcription>
 

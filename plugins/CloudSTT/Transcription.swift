@@ -51,7 +51,7 @@ extension CloudSTTElement {
             }
         }
         let output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
-        let keptMs = kept.flatMap { $0.samples < segment.samples.count ? Double($0.samples) * 1000 / Double(max(1, segment.rate)) : nil }
+        let keptMs = kept.map { Double($0.samples) * 1000 / Double(max(1, segment.rate)) }
         return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil, keptMs: keptMs)
     }
 
@@ -76,12 +76,10 @@ extension CloudSTTElement {
     func transcribe(_ segment: SpeechSegment, after kept: Speculations.Kept? = nil, settings: Settings, transcribers: Transcribers,
                     onPartial: (@Sendable (String) -> Void)?) async -> FallbackChain.Outcome<Transcription> {
         var request = request(for: segment, settings: settings)
-        // Only text kept for less than the whole segment: there is audio after it.
-        let kept = kept.flatMap { $0.samples < segment.samples.count ? $0 : nil }
         // Whisper marks a piece cut mid-sentence with an ellipsis: a mark of
         // the cut, not of the speech, so it neither prompts nor joins.
         let keptText = kept.map { Self.withoutTrailingEllipsis($0.text) } ?? ""
-        if let kept {
+        if let kept, kept.samples < segment.samples.count {
             request.samples = Array(segment.samples[kept.samples...])
             request.prompt = [request.prompt, keptText].filter { !$0.isEmpty }.joined(separator: " ")
         }
@@ -92,7 +90,7 @@ extension CloudSTTElement {
                 return .failed(error.error, attempts: error.attempts)
             }
         }
-        guard kept != nil, case .served(var transcription, let index, let moves, let disabled) = outcome else { return outcome }
+        guard let kept, case .served(var transcription, let index, let moves, let disabled) = outcome else { return outcome }
         transcription.text = [keptText, transcription.text].filter { !$0.isEmpty }.joined(separator: " ")
         return .served(transcription, by: index, moves: moves, disabled: disabled)
     }
