@@ -27,15 +27,9 @@
 // so the final is there 300 ms sooner (or more: the wait for it started
 // earlier). When the speaker goes on (`parley/speech-resumed`) it is
 // cancelled (dropped from the Whisper worker's queue, or its answer thrown
-// away), unless it covers keep-speculated-ms (3 s) of audio that no kept
-// text does: then it finishes and its text is kept, and later speculations
-// and the final transcribe only the audio after it, with that text as the
-// prompt, and put it in front of theirs (a long segment's final costs what
-// a short one's does; shorter pieces lose words: benchmarks/stt/window.md).
-// Nothing speculative is emitted: one final per segment, in order.
-// The stt `parley/latency` message says how many were started, whether
-// the final is one, and how much of the segment kept text covered
-// (`speculative-requests`, `speculation-used`, `speculation-kept-ms`). With a
+// away). Nothing speculative is emitted: one final per segment, in order.
+// The stt `parley/latency` message says how many were started and whether
+// the final is one (`speculative-requests`, `speculation-used`). With a
 // paid provider each withdrawn likely end costs a request: opt in with
 // speculate=always.
 //
@@ -141,9 +135,6 @@ public final class CloudSTTElement: ProviderElement {
     public static let DEFAULT_LOCAL_THREADS = 0
     public static let DEFAULT_SPECULATE = STTSpeculation.auto
     public static let DEFAULT_PARTIALS_EVERY_MS = 0
-    /// 3 s: Whisper-base keeps the words of pieces that long, loses some of
-    /// shorter ones (benchmarks/stt/window.md, "Keeping a withdrawn speculation's text").
-    public static let DEFAULT_KEEP_SPECULATED_MS = 3000
     /// One request at a time: the local engines are serial, and context-prompt is exact.
     public static let DEFAULT_MAX_IN_FLIGHT = 1
     /// A segment's transcription once it ended, locally or from a nearby service.
@@ -190,9 +181,6 @@ public final class CloudSTTElement: ProviderElement {
         PropertySpec("speculate", nick: "Speculate",
                      blurb: "Start transcribing a segment at vadsegmenter's likely end (parley/speech-likely-end), before the silence confirms it, and use that transcription if the speaker does not go on; never emitted early, one final per segment in order. Only in a live pipeline (a file has no silence to wait for). Costs a request per withdrawn likely end (paid providers: opt in with always)",
                      .enumeration(typeName: "GstParleySTTSpeculation", values: STTSpeculation.values, default: DEFAULT_SPECULATE.rawValue)),
-        PropertySpec("keep-speculated-ms", nick: "Keep speculated",
-                     blurb: "When the speaker goes on after a likely end whose transcription covers at least this much audio that no kept text does, let it finish and keep its text: later speculations and the final transcribe only the audio after it (with the kept text as the prompt), so a long segment's final costs what a short one's does. Shorter pieces lose words. 0 = cancel every withdrawn speculation",
-                     .int(default: DEFAULT_KEEP_SPECULATED_MS, range: 0...60_000)),
         PropertySpec("partials-every-ms", nick: "Partials every",
                      blurb: "provider=local with Whisper-base: while a segment is open, transcribe it as heard so far each time this much more of it has been heard, when the engine is otherwise idle, and emit the text as a partial result (parley/transcript status partial, with the words two passes agreed on as stable), for live captions; costs CPU, not requests. 0 = off",
                      .int(default: DEFAULT_PARTIALS_EVERY_MS, range: 0...30_000)),
@@ -221,7 +209,6 @@ public final class CloudSTTElement: ProviderElement {
         var localThreads = DEFAULT_LOCAL_THREADS
         var speculate = DEFAULT_SPECULATE
         var partialsEveryMs = DEFAULT_PARTIALS_EVERY_MS
-        var keepSpeculatedMs = DEFAULT_KEEP_SPECULATED_MS
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
@@ -264,7 +251,6 @@ public final class CloudSTTElement: ProviderElement {
         case "local-threads": return .int(current.localThreads)
         case "speculate": return .enumeration(current.speculate.rawValue)
         case "partials-every-ms": return .int(current.partialsEveryMs)
-        case "keep-speculated-ms": return .int(current.keepSpeculatedMs)
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
@@ -284,7 +270,6 @@ public final class CloudSTTElement: ProviderElement {
         case "local-threads": settings.localThreads = value.int
         case "speculate": settings.speculate = STTSpeculation(rawValue: value.int) ?? Self.DEFAULT_SPECULATE
         case "partials-every-ms": settings.partialsEveryMs = value.int
-        case "keep-speculated-ms": settings.keepSpeculatedMs = value.int
         case "language": settings.language = value.string ?? ""
         case "min-segment-ms": settings.minSegmentMs = value.int
         case "max-segment-ms": settings.maxSegmentMs = value.int
@@ -403,10 +388,7 @@ public final class CloudSTTElement: ProviderElement {
                 switch step {
                 case .completed(let segment): return completed(segment)
                 case .likelyEnd(let heard): speculate(on: heard); return nil
-                case .resumed(let id):
-                    let (keepMs, rate) = (settings.withLock { $0.keepSpeculatedMs }, segments.withLock { $0.rate })
-                    speculations.withdraw(id, keepAtLeast: keepMs * rate / 1000)
-                    return nil
+                case .resumed(let id): speculations.withdraw(id); return nil
                 }
             }
             if case .start(let id, let start) = boundary, givesPartials(settings.withLock { $0 }) {

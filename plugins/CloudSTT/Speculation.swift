@@ -33,41 +33,11 @@ public enum STTSpeculation: Int, Sendable, CaseIterable {
 /// is cancelled (dropped from the engine's queue, or its answer thrown
 /// away) and a later pause may start another. Nothing speculative is ever
 /// emitted: the segment's one result leaves in order, as any other.
-///
-/// Kept (keep-speculated-ms): a withdrawn speculation that covers at least
-/// that much audio beyond its segment's kept text is not cancelled but
-/// runs on, and its text is kept: later speculations and the final
-/// transcribe only the audio after it, with the kept text as the prompt,
-/// and put it in front of what they hear. A long segment's final then costs
-/// what a short one's does (benchmarks/stt/window.md, "Keeping a withdrawn
-/// speculation's text": shorter pieces lose words, 3 s keep them).
 final class Speculations: Sendable {
     typealias Outcome = FallbackChain.Outcome<Transcription>
 
-    /// The segment's first `samples` samples, transcribed as `text`.
-    struct Kept: Sendable, Equatable {
-        var text: String
-        var samples: Int
-    }
-
-    /// A withdrawn speculation left to run, whose text is kept when it answers.
-    struct Keeping: Sendable {
-        var task: Task<Outcome, Never>
-        var samples: Int
-        /// Which of the segment's speculations it is (1 the first started).
-        var generation: Int
-
-        /// What is kept once it answered: its text if it was served, else `before`.
-        func settled(after before: Kept?) async -> Kept? {
-            guard case .served(let transcription, _, _, _) = await task.value, !transcription.text.isEmpty else { return before }
-            return Kept(text: transcription.text, samples: samples)
-        }
-    }
-
     struct Entry {
         var task: Task<Outcome, Never>?
-        /// How many of the segment's samples `task` transcribes.
-        var samples = 0
         /// When the transcription in `task` was sent (monotonic ns).
         var startedAt: UInt64 = 0
         /// How many were started for the segment, the withdrawn ones included.
@@ -77,13 +47,7 @@ final class Speculations: Sendable {
         /// A likely end that came while a withdrawn one was still being
         /// transcribed: started as soon as that one answers, unless the
         /// speaker goes on first.
-        var deferred: (samples: Int, run: @Sendable () async -> Outcome)?
-        /// The text kept from withdrawn speculations that answered.
-        var kept: Kept?
-        /// A withdrawn speculation running on to be kept.
-        var keeping: Keeping?
-        /// What the last speculation that answered said, and which it was.
-        var answer: (generation: Int, said: Kept?)?
+        var deferred: (@Sendable () async -> Outcome)?
     }
 
     /// What the segment's end finds: the transcription to wait for, if one
@@ -92,20 +56,6 @@ final class Speculations: Sendable {
         var task: Task<Outcome, Never>?
         var startedAt: UInt64 = 0
         var started = 0
-        var kept: Kept?
-        var keeping: Keeping?
-
-        /// The text kept for the segment, once a speculation still running to be kept has answered.
-        func settledKept() async -> Kept? {
-            guard let keeping else { return kept }
-            return await keeping.settled(after: kept)
-        }
-
-        /// Cancels what still runs for the segment.
-        func cancel() {
-            task?.cancel()
-            keeping?.task.cancel()
-        }
     }
 
     private let entries = Mutex<[UInt64: Entry]>([:])
@@ -116,104 +66,56 @@ final class Speculations: Sendable {
     /// speaker who pauses often would queue a backlog the segment's final
     /// waits behind: this one is deferred instead, and starts the moment
     /// that one answers (if the speaker has not gone on meanwhile).
-    /// `samples`: how many of the segment's samples it transcribes. `run`
-    /// gets the text kept for the segment when it starts (after any
-    /// speculation before it has answered).
     @discardableResult
-    func start(_ id: UInt64, samples: Int, run: @escaping @Sendable (Kept?) async -> Outcome) -> Bool {
+    func start(_ id: UInt64, run: @escaping @Sendable () async -> Outcome) -> Bool {
         entries.withLock { entries -> Bool in
             var entry = entries[id] ?? Entry()
             guard entry.started == 0 || entry.answered.isSet else {
-                entry.deferred = (samples, { [self] in await run(kept(id)) })
+                entry.deferred = run
                 entries[id] = entry
                 return false
             }
-            let keptNow = entry.kept
-            launch(id, samples: samples, { await run(keptNow) }, in: &entry)
+            launch(id, run, in: &entry)
             entries[id] = entry
             return true
         }
     }
 
     /// Starts `run` as the entry's transcription (under the lock).
-    private func launch(_ id: UInt64, samples: Int, _ run: @escaping @Sendable () async -> Outcome, in entry: inout Entry) {
+    private func launch(_ id: UInt64, _ run: @escaping @Sendable () async -> Outcome, in entry: inout Entry) {
         let answered = Flag()
-        let generation = entry.started + 1
-        let task = Task {
+        entry.task = Task {
             defer {
                 answered.set()
                 startDeferred(id)
             }
-            let outcome = await run()
-            settle(id, generation: generation, samples: samples, outcome)
-            return outcome
+            return await run()
         }
-        entry.task = task
-        entry.samples = samples
         entry.answered = answered
         entry.deferred = nil
         entry.startedAt = MonotonicClock.nanoseconds()
         entry.started += 1
     }
 
-    /// A speculation of `id` answered (the `generation`-th started): if it
-    /// was withdrawn to be kept, its text is kept now; else what it said is
-    /// remembered, for a withdrawal that comes after its answer.
-    private func settle(_ id: UInt64, generation: Int, samples: Int, _ outcome: Outcome) {
-        var said: Kept?
-        if case .served(let transcription, _, _, _) = outcome, !transcription.text.isEmpty {
-            said = Kept(text: transcription.text, samples: samples)
-        }
-        entries.withLock { entries in
-            guard var entry = entries[id] else { return }
-            if entry.keeping?.generation == generation {
-                if let said { entry.kept = said }
-                entry.keeping = nil
-            } else {
-                entry.answer = (generation, said)
-            }
-            entries[id] = entry
-        }
-    }
-
     /// The transcription of `id` answered: a likely end deferred behind it starts now.
     private func startDeferred(_ id: UInt64) {
         entries.withLock { entries in
-            guard var entry = entries[id], let deferred = entry.deferred, entry.answered.isSet else { return }
-            launch(id, samples: deferred.samples, deferred.run, in: &entry)
+            guard var entry = entries[id], let run = entry.deferred, entry.answered.isSet else { return }
+            launch(id, run, in: &entry)
             entries[id] = entry
         }
     }
 
-    /// The text kept for `id` so far.
-    func kept(_ id: UInt64) -> Kept? { entries.withLock { $0[id]?.kept } }
-
-    /// Whether the last speculation started for `id` has answered.
-    func answered(_ id: UInt64) -> Bool { entries.withLock { $0[id].map { $0.started > 0 && $0.answered.isSet } ?? false } }
-
-    /// The speaker went on: the transcription started for `id` is not
-    /// wanted as the final. If it covers at least `keepAtLeast` samples
-    /// more than the kept text does (0: never), it runs on and its text is
-    /// kept when it answers; else it is cancelled.
-    func withdraw(_ id: UInt64, keepAtLeast: Int = 0) {
-        let cancelled = entries.withLock { entries -> Task<Outcome, Never>? in
-            guard var entry = entries[id] else { return nil }
+    /// The speaker went on: the transcription started for `id` is not wanted.
+    func withdraw(_ id: UInt64) {
+        let task = entries.withLock { entries -> Task<Outcome, Never>? in
             defer {
-                entry.task = nil
-                entry.deferred = nil
-                entries[id] = entry
+                entries[id]?.task = nil
+                entries[id]?.deferred = nil
             }
-            guard let task = entry.task else { return nil }
-            guard keepAtLeast > 0, entry.samples - (entry.kept?.samples ?? 0) >= keepAtLeast else { return task }
-            if let answer = entry.answer, answer.generation == entry.started {
-                // It answered before the speaker went on: keep what it said.
-                if let said = answer.said { entry.kept = said }
-            } else {
-                entry.keeping = Keeping(task: task, samples: entry.samples, generation: entry.started)
-            }
-            return nil
+            return entries[id]?.task
         }
-        cancelled?.cancel()
+        task?.cancel()
     }
 
     /// Whether a transcription of `id` stands (started or deferred, not withdrawn).
@@ -222,14 +124,14 @@ final class Speculations: Sendable {
     /// The segment ended: what was started for it (forgotten here).
     func take(_ id: UInt64) -> Taken {
         let entry = entries.withLock { $0.removeValue(forKey: id) } ?? Entry()
-        return Taken(task: entry.task, startedAt: entry.startedAt, started: entry.started, kept: entry.kept, keeping: entry.keeping)
+        return Taken(task: entry.task, startedAt: entry.startedAt, started: entry.started)
     }
 
     /// A flush or a stop: nothing started is wanted.
     func cancelAll() {
         let tasks = entries.withLock { entries in
             defer { entries.removeAll() }
-            return entries.values.flatMap { [$0.task, $0.keeping?.task].compactMap { $0 } }
+            return entries.values.compactMap(\.task)
         }
         for task in tasks { task.cancel() }
     }
