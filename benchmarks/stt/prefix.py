@@ -37,18 +37,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import wave
 
 import numpy as np
-import faster_whisper.transcribe as transcribe_module
 from faster_whisper import WhisperModel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "plugins", "WhisperEngine"))
 import whisper_worker  # noqa: E402  the worker's own window rule and token budget
-from window import FULL, corpora, edit_distance, load, words  # noqa: E402
+from window import FULL, corpora, edit_distance, load, run, words  # noqa: E402
 
 LIKELY_END_SECONDS = 0.1  # vadsegmenter's default likely-end-ms
 
@@ -81,19 +79,10 @@ def sentence_ends(text):
     return len(re.findall(r"[.?!]+(?=\s|$)", text.replace("...", ".")))
 
 
-def transcribe(model, samples, prompt=None):
-    transcribe_module.pad_or_trim = whisper_worker.window(FULL)
-    started = time.monotonic()
-    duration = len(samples) / 16000
-    segments, _ = model.transcribe(samples, beam_size=5, language="en", vad_filter=False, initial_prompt=prompt or None,
-                                   max_new_tokens=whisper_worker.token_budget(duration))
-    text = " ".join(s.text.strip() for s in segments if s.start < duration - whisper_worker.TAIL_SECONDS)
-    return text, time.monotonic() - started
-
-
 def timed(model, samples, runs, prompt=None):
-    transcribe(model, samples, prompt)  # warm
-    results = [transcribe(model, samples, prompt) for _ in range(runs)]
+    window = whisper_worker.window(FULL)  # the worker's window rule, with its token budget below
+    run(model, samples, window, bounded=True, prompt=prompt)  # warm
+    results = [run(model, samples, window, bounded=True, prompt=prompt) for _ in range(runs)]
     return results[0][0], statistics.median(elapsed for _, elapsed in results)
 
 

@@ -76,14 +76,17 @@ def corpora():
     return {"LibriVox": read, "Asterisk en": prompts[::4]}
 
 
-def run(model, audio, window, bounded=False, timestamps=True):
+def run(model, audio, window, bounded=False, timestamps=True, prompt=None):
+    """`audio` transcribed as the worker would with `window` (None: 30 s),
+    bounded by its token budget, with `prompt` as Whisper's initial prompt:
+    (text, seconds)."""
     transcribe_module.pad_or_trim = FULL if window is None else window
     started = time.monotonic()
     duration = len(audio) / 16000
     # bounded: the worker's token budget (whisper_worker.token_budget) as well.
     budget = {"max_new_tokens": whisper_worker.token_budget(duration)} if bounded else {}
     segments, _ = model.transcribe(audio, beam_size=BEAM, language="en", vad_filter=False,
-                                   without_timestamps=not timestamps, **budget)
+                                   without_timestamps=not timestamps, initial_prompt=prompt or None, **budget)
     # As the worker reads them: nothing timed after the audio (whisper_worker.TAIL_SECONDS).
     text = " ".join(segment.text.strip() for segment in segments
                     if window is None or segment.start < duration - whisper_worker.TAIL_SECONDS)
