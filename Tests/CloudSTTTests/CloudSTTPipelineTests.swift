@@ -85,7 +85,8 @@ import Testing
     /// and shorter than the 500 ms silence (0.25-0.3 s of the reader's room,
     /// SpeechFixtures.threeSentencesReadOn): each likely end is withdrawn
     /// when the speech goes on, the segment is one, and its final holds
-    /// every word, never a withdrawn speculation's.
+    /// every word, never a withdrawn speculation's (keep-speculated-ms is
+    /// 0 by default: none is kept).
     @Test func speechAfterALikelyEndWithdrawsTheSpeculationAndTheFinalHearsItAll() async throws {
         let recording = try SpeechFixtures.threeSentencesReadOn(in: scratch)
         let (results, events) = try await transcripts("""
@@ -99,6 +100,41 @@ import Testing
         // started one depends on the engine having answered the one before
         // (Speculations.start): either way the final heard every word.
         #expect((speculated.first?.requests ?? 0) >= 1, "\(speculated)")
+    }
+
+    /// The same reading with keep-speculated-ms=2000 and likely-end-ms=250:
+    /// the one pause that long is the one after the first sentence (about
+    /// 280 ms judged silent; the next longest, the weak stretch inside it,
+    /// 200 ms), so the segment's one likely end comes with 3 s heard. Its
+    /// transcription starts at once (none before it), is withdrawn when the
+    /// reader goes on, runs on, and its text is kept; the final transcribes
+    /// only what came after it and says every word, once. With the default
+    /// 100 ms a cancelled likely end comes first and the long one waits for
+    /// the engine to drop it, which a loaded machine may not do before the
+    /// segment ends (SpeculationsTests covers that path).
+    @Test func aLongWithdrawnSpeculationsTextIsKeptAndTheFinalHearsOnlyTheRest() async throws {
+        let recording = try SpeechFixtures.threeSentencesReadOn(in: scratch)
+        let (results, events) = try await transcripts("""
+            recordingsrc location=\(recording.path) ! vadsegmenter likely-end-ms=250 ! cloudstt keep-speculated-ms=2000 ! fakesink
+            """)
+        #expect(results.count == 1, "\(results.map(\.text))")
+        let text = results.first?.text.lowercased() ?? ""
+        for words in ["young man", "selfish", "married"] {
+            #expect(text.components(separatedBy: words).count == 2, "once each: \(text)")
+        }
+        let kept = events.compactMap { event -> Double? in
+            guard case .latency(let report) = event, report.stage == "stt" else { return nil }
+            return report.figures["speculation-kept-ms"]
+        }
+        let said = events.compactMap { event -> String? in
+            switch event {
+            case .latency(let report) where report.stage == "stt": "\(report.figures), speculative-requests \(report.speculativeRequests ?? 0)"
+            case .warning(let source, let message, let debug): "warning \(source): \(message) \(debug ?? "")"
+            case .error(let source, let message, let debug): "error \(source): \(message) \(debug ?? "")"
+            default: nil
+            }
+        }
+        #expect(kept.count == 1 && (kept.first ?? 0) >= 2000, "the final took at least the first sentence's text: \(kept); \(said)")
     }
 
     @Test func tooShortSegmentsAreSkippedWithAWarningAndCounted() async throws {

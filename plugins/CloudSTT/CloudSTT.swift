@@ -27,9 +27,16 @@
 // so the final is there 300 ms sooner (or more: the wait for it started
 // earlier). When the speaker goes on (`parley/speech-resumed`) it is
 // cancelled (dropped from the Whisper worker's queue, or its answer thrown
-// away). Nothing speculative is emitted: one final per segment, in order.
-// The stt `parley/latency` message says how many were started and whether
-// the final is one (`speculative-requests`, `speculation-used`). With a
+// away), unless keep-speculated-ms is set (off by default) and it covers
+// that much audio that no kept text does: then it finishes and its text is
+// kept, and later speculations and the final transcribe only the audio
+// after it, with that text as the prompt, and put it in front of theirs (a
+// long segment's final costs what a short one's does, at a word or more
+// where a piece ends mid-sentence: benchmarks/stt/window.md).
+// Nothing speculative is emitted: one final per segment, in order.
+// The stt `parley/latency` message says how many were started, whether
+// the final is one, and how much of the segment kept text covered
+// (`speculative-requests`, `speculation-used`, `speculation-kept-ms`). With a
 // paid provider each withdrawn likely end costs a request: opt in with
 // speculate=always.
 //
@@ -135,6 +142,11 @@ public final class CloudSTTElement: ProviderElement {
     public static let DEFAULT_LOCAL_THREADS = 0
     public static let DEFAULT_SPECULATE = STTSpeculation.auto
     public static let DEFAULT_PARTIALS_EVERY_MS = 0
+    /// Off: keeping costs words where a piece ends mid-sentence (live-translate
+    /// on conversation-12: p95 1515 -> 615 ms, WER 4.55 -> 5.84% at 6000,
+    /// 8.44% at 3000; benchmarks/stt/window.md, "Keeping a withdrawn
+    /// speculation's text"), over the half point #64 allows: opt in.
+    public static let DEFAULT_KEEP_SPECULATED_MS = 0
     /// One request at a time: the local engines are serial, and context-prompt is exact.
     public static let DEFAULT_MAX_IN_FLIGHT = 1
     /// A segment's transcription once it ended, locally or from a nearby service.
@@ -181,6 +193,9 @@ public final class CloudSTTElement: ProviderElement {
         PropertySpec("speculate", nick: "Speculate",
                      blurb: "Start transcribing a segment at vadsegmenter's likely end (parley/speech-likely-end), before the silence confirms it, and use that transcription if the speaker does not go on; never emitted early, one final per segment in order. Only in a live pipeline (a file has no silence to wait for). Costs a request per withdrawn likely end (paid providers: opt in with always)",
                      .enumeration(typeName: "GstParleySTTSpeculation", values: STTSpeculation.values, default: DEFAULT_SPECULATE.rawValue)),
+        PropertySpec("keep-speculated-ms", nick: "Keep speculated",
+                     blurb: "When the speaker goes on after a likely end whose transcription covers at least this much audio that no kept text does, let it finish and keep its text: later speculations and the final transcribe only the audio after it (with the kept text as the prompt), so a long segment's final costs what a short one's does, at some words where a piece ends mid-sentence (6000: one word in a 25 s prompt; shorter pieces lose more). 0 = cancel every withdrawn speculation (the default)",
+                     .int(default: DEFAULT_KEEP_SPECULATED_MS, range: 0...60_000)),
         PropertySpec("partials-every-ms", nick: "Partials every",
                      blurb: "provider=local with Whisper-base: while a segment is open, transcribe it as heard so far each time this much more of it has been heard, when the engine is otherwise idle, and emit the text as a partial result (parley/transcript status partial, with the words two passes agreed on as stable), for live captions; costs CPU, not requests. 0 = off",
                      .int(default: DEFAULT_PARTIALS_EVERY_MS, range: 0...30_000)),
@@ -209,6 +224,7 @@ public final class CloudSTTElement: ProviderElement {
         var localThreads = DEFAULT_LOCAL_THREADS
         var speculate = DEFAULT_SPECULATE
         var partialsEveryMs = DEFAULT_PARTIALS_EVERY_MS
+        var keepSpeculatedMs = DEFAULT_KEEP_SPECULATED_MS
         var language = DEFAULT_LANGUAGE
         var minSegmentMs = DEFAULT_MIN_SEGMENT_MS
         var maxSegmentMs = DEFAULT_MAX_SEGMENT_MS
@@ -251,6 +267,7 @@ public final class CloudSTTElement: ProviderElement {
         case "local-threads": return .int(current.localThreads)
         case "speculate": return .enumeration(current.speculate.rawValue)
         case "partials-every-ms": return .int(current.partialsEveryMs)
+        case "keep-speculated-ms": return .int(current.keepSpeculatedMs)
         case "language": return .string(current.language)
         case "min-segment-ms": return .int(current.minSegmentMs)
         case "max-segment-ms": return .int(current.maxSegmentMs)
@@ -270,6 +287,7 @@ public final class CloudSTTElement: ProviderElement {
         case "local-threads": settings.localThreads = value.int
         case "speculate": settings.speculate = STTSpeculation(rawValue: value.int) ?? Self.DEFAULT_SPECULATE
         case "partials-every-ms": settings.partialsEveryMs = value.int
+        case "keep-speculated-ms": settings.keepSpeculatedMs = value.int
         case "language": settings.language = value.string ?? ""
         case "min-segment-ms": settings.minSegmentMs = value.int
         case "max-segment-ms": settings.maxSegmentMs = value.int
@@ -388,7 +406,10 @@ public final class CloudSTTElement: ProviderElement {
                 switch step {
                 case .completed(let segment): return completed(segment)
                 case .likelyEnd(let heard): speculate(on: heard); return nil
-                case .resumed(let id): speculations.withdraw(id); return nil
+                case .resumed(let id):
+                    let (keepMs, rate) = (settings.withLock { $0.keepSpeculatedMs }, segments.withLock { $0.rate })
+                    speculations.withdraw(id, keepAtLeast: keepMs * rate / 1000)
+                    return nil
                 }
             }
             if case .start(let id, let start) = boundary, givesPartials(settings.withLock { $0 }) {

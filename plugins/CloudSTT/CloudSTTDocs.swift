@@ -11,6 +11,7 @@ extension CloudSTTElement {
             .init("ttfs-ms", .double, "Time to final transcript: from the VAD's decision to the final"),
             .init("speculative-requests", .int64, "Transcriptions started at likely ends of the segment (speculate), withdrawn ones included", onlyWhen: "a likely end started one"),
             .init("speculation-used", .boolean, "Whether the final is the one started at the last likely end (true) or was asked for at the end (false)", onlyWhen: "a likely end started one"),
+            .init("speculation-kept-ms", .double, "How much of the segment's start the final took from withdrawn speculations' kept text (keep-speculated-ms) instead of transcribing it again", onlyWhen: "a withdrawn speculation's text was kept"),
         ]),
         FallbackMessage.doc,
         SpeechDocs.meta,

@@ -25,7 +25,7 @@ extension CloudSTTElement {
         let language = Self.resultsLanguage(current)
         let transcribers = transcribers.withLock { $0 }
         if let refused = Self.refusal(of: segment, settings: current) {
-            speculation.task?.cancel()
+            speculation.cancel()
             return Self.result(segment, text: "", status: .skipped, language: language, counters: counters, warning: refused)
         }
         guard let transcribers else {
@@ -34,19 +34,25 @@ extension CloudSTTElement {
         }
         var meta = SpeechMeta(segmentID: segment.id, language: language)
         let outcome: FallbackChain.Outcome<Transcription>
+        var kept: Speculations.Kept?
         if let speculative = speculation.task {
             // Started at the likely end; nothing but silence came after it.
             meta.stamp(.requestSent, at: speculation.startedAt)
             outcome = await speculative.value
+            kept = speculation.kept
         } else {
+            // A withdrawn speculation still running to be kept is waited for:
+            // it is further on than a transcription of the whole would be.
+            kept = await speculation.settledKept()
             meta.stamp(.requestSent)
             let counters = counters
-            outcome = await transcribe(segment, settings: current, transcribers: transcribers) { text in
+            outcome = await transcribe(segment, after: kept, settings: current, transcribers: transcribers) { text in
                 emit(Self.result(segment, text: text, status: .partial, language: language, counters: counters))
             }
         }
         let output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
-        return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil)
+        let keptMs = kept.flatMap { $0.samples < segment.samples.count ? Double($0.samples) * 1000 / Double(max(1, segment.rate)) : nil }
+        return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil, keptMs: keptMs)
     }
 
     /// The language results are tagged with before a provider says: the
@@ -57,23 +63,48 @@ extension CloudSTTElement {
 
     /// What takes a segment's place when queue-policy drops it.
     func skipped(_ segment: SpeechSegment, speculation: Speculations.Taken, reason: AsyncStage.Queue.SkipReason) -> StageOutput {
-        speculation.task?.cancel()
+        speculation.cancel()
         return Self.result(segment, text: "", status: .skipped, language: Self.resultsLanguage(settings.withLock { $0 }),
                            counters: counters,
                            warning: "segment \(segment.id) skipped: the request queue is full (queue-policy=\(reason.rawValue))")
     }
 
     /// The chain's transcription of `segment`; `onPartial` gets what a streaming provider shows on the way.
-    func transcribe(_ segment: SpeechSegment, settings: Settings, transcribers: Transcribers,
+    /// With text `kept` from withdrawn speculations, only the audio after
+    /// it is sent, with that text last in the prompt, and the answer is
+    /// the kept text and what was heard after it (a partial shows the latter).
+    func transcribe(_ segment: SpeechSegment, after kept: Speculations.Kept? = nil, settings: Settings, transcribers: Transcribers,
                     onPartial: (@Sendable (String) -> Void)?) async -> FallbackChain.Outcome<Transcription> {
-        let request = request(for: segment, settings: settings)
-        return await transcribers.chain.run { index -> FallbackChain.Attempt<Transcription> in
+        var request = request(for: segment, settings: settings)
+        // Only text kept for less than the whole segment: there is audio after it.
+        let kept = kept.flatMap { $0.samples < segment.samples.count ? $0 : nil }
+        // Whisper marks a piece cut mid-sentence with an ellipsis: a mark of
+        // the cut, not of the speech, so it neither prompts nor joins.
+        let keptText = kept.map { Self.withoutTrailingEllipsis($0.text) } ?? ""
+        if let kept {
+            request.samples = Array(segment.samples[kept.samples...])
+            request.prompt = [request.prompt, keptText].filter { !$0.isEmpty }.joined(separator: " ")
+        }
+        let outcome = await transcribers.chain.run { index -> FallbackChain.Attempt<Transcription> in
             do throws(ProviderFailure) {
                 return .served(try await transcribers.members[index].transcribe(request, onPartial: onPartial))
             } catch {
                 return .failed(error.error, attempts: error.attempts)
             }
         }
+        guard kept != nil, case .served(var transcription, let index, let moves, let disabled) = outcome else { return outcome }
+        transcription.text = [keptText, transcription.text].filter { !$0.isEmpty }.joined(separator: " ")
+        return .served(transcription, by: index, moves: moves, disabled: disabled)
+    }
+
+    /// `text` without a trailing "..." or "…".
+    static func withoutTrailingEllipsis(_ text: String) -> String {
+        var text = Substring(text.trimmingCharacters(in: .whitespaces))
+        while let last = text.last, last == "." || last == "…" {
+            guard last == "…" || text.hasSuffix("...") else { break }
+            text = text.dropLast(last == "…" ? 1 : 3)
+        }
+        return text.trimmingCharacters(in: .whitespaces)
     }
 
     /// A likely end (speculate): the segment as heard so far is transcribed
@@ -84,8 +115,8 @@ extension CloudSTTElement {
         guard current.speculate.applies(to: current.providers.provider), isLiveUpstream(),
               Self.refusal(of: heard, settings: current) == nil,
               let transcribers = transcribers.withLock({ $0 }) else { return }
-        speculations.start(heard.id) { [self] in
-            await transcribe(heard, settings: current, transcribers: transcribers, onPartial: nil)
+        speculations.start(heard.id, samples: heard.samples.count) { [self] kept in
+            await transcribe(heard, after: kept, settings: current, transcribers: transcribers, onPartial: nil)
         }
     }
 
@@ -103,13 +134,16 @@ extension CloudSTTElement {
     /// `parley/latency` message and on the transcript's meta (which the
     /// session log records): how many transcriptions were started on likely
     /// ends (those withdrawn included) and whether the result is one of them.
-    static func withSpeculation(_ output: StageOutput, started: Int, used: Bool) -> StageOutput {
+    /// `keptMs`: how much of the segment's start the result took from
+    /// withdrawn speculations' kept text (`speculation-kept-ms`).
+    static func withSpeculation(_ output: StageOutput, started: Int, used: Bool, keptMs: Double? = nil) -> StageOutput {
         guard started > 0 else { return output }
         var output = output
         output.messages = output.messages.map { message in
             guard var latency = LatencyMessage(message) else { return message }
             latency.speculativeRequests = started
             latency.speculationUsed = used
+            latency[figure: "speculation-kept-ms"] = keptMs
             return latency.structure
         }
         for buffer in output.buffers {

@@ -57,14 +57,17 @@ public struct BenchReport: Sendable, Codable {
         public var byStatus: [String: Int] = [:]
         /// Segments transcribed at a likely end (cloudstt `speculate`), the
         /// transcriptions started for them and how many of those became the
-        /// final: started − used is the speculative work thrown away.
+        /// final: started − used is the speculative work not used as the
+        /// final; in `speculationsKept` segments a withdrawn one's text was kept (`keep-speculated-ms`).
         public var speculated = 0
         public var speculativeRequests = 0
         public var speculationsUsed = 0
+        public var speculationsKept = 0
 
         enum CodingKeys: String, CodingKey {
             case produced, speculated
             case byStatus = "by-status", speculativeRequests = "speculative-requests", speculationsUsed = "speculations-used"
+            case speculationsKept = "speculations-kept"
         }
 
         public init() {}
@@ -77,6 +80,7 @@ public struct BenchReport: Sendable, Codable {
             speculated = try container.decodeIfPresent(Int.self, forKey: .speculated) ?? 0
             speculativeRequests = try container.decodeIfPresent(Int.self, forKey: .speculativeRequests) ?? 0
             speculationsUsed = try container.decodeIfPresent(Int.self, forKey: .speculationsUsed) ?? 0
+            speculationsKept = try container.decodeIfPresent(Int.self, forKey: .speculationsKept) ?? 0
         }
     }
     public struct References: Sendable, Codable, Equatable {
@@ -141,6 +145,7 @@ public struct BenchReport: Sendable, Codable {
                 segments.speculated += 1
                 segments.speculativeRequests += Int(started)
                 if record.figures["stt.speculation-used"] == 1 { segments.speculationsUsed += 1 }
+                if record.figures["stt.speculation-kept-ms"] ?? 0 > 0 { segments.speculationsKept += 1 }
             }
         }
         var values: [String: [Double]] = [:]
@@ -254,10 +259,12 @@ public struct BenchReport: Sendable, Codable {
         lines.append("|---:|" + statuses.map { _ in "---:|" }.joined())
         lines.append("| \(segments.produced) | " + statuses.map { String(segments.byStatus[$0] ?? 0) }.joined(separator: " | ") + " |")
         if segments.speculativeRequests > 0 {
-            let wasted = segments.speculativeRequests - segments.speculationsUsed
+            let withdrawn = segments.speculativeRequests - segments.speculationsUsed
+            let kept = segments.speculationsKept > 0
+                ? "; in \(segments.speculationsKept) segments a withdrawn one's text was kept and the final transcribed only the rest (`stt.speculation-kept-ms`)" : ""
             lines.append("")
             lines.append("Speculation: \(segments.speculated) segments transcribed at a likely end, \(segments.speculativeRequests) transcriptions started, "
-                         + "\(segments.speculationsUsed) became the final, \(wasted) thrown away (the speaker went on).")
+                         + "\(segments.speculationsUsed) became the final, \(withdrawn) withdrawn (the speaker went on)\(kept).")
         }
         if references.utterances > 0 {
             lines.append("")
@@ -291,7 +298,8 @@ public struct BenchReport: Sendable, Codable {
         slot; `voice-to-voice-ms` reference speech end → first audio at the pipeline's sink (`voice-to-text-ms` for \
         text); `services-ms` the services' time on that path as the client sees it, network included (STT request → \
         response, translation request → final, TTS request → first audio; for a transcription started at the likely end, only its time after the VAD's decision); `overhead-ms` = voice to voice − `eos-detection-ms` − services: what the framework adds once the VAD has decided; \
-        `stt.speculative-requests` transcriptions started at the segment's likely ends (cloudstt `speculate`), `stt.speculation-used` 1 when the final is the last of them: requests − used is the speculative work thrown away; \
+        `stt.speculative-requests` transcriptions started at the segment's likely ends (cloudstt `speculate`), `stt.speculation-used` 1 when the final is the last of them: requests − used were withdrawn (the speaker went on); \
+        `stt.speculation-kept-ms` how much of the segment's start the final took from a withdrawn one's kept text (cloudstt `keep-speculated-ms`) instead of transcribing it again; \
         `tts.speed-up` how much faster each result was spoken to keep up with its speaker (cloudtts `overlap=compress`; 1 = not). \
         Resources: `audio s` is the measured recordings, `stream s` all the source played (warm-up, recordings and \
         the pauses between them), `× real time` stream per wall second; CPU and peak RSS of parley and of the engine \

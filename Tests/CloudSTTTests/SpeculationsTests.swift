@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import ParleyCore
+import Synchronization
+@testable import CloudSTT
+
+/// Speculations keeps a withdrawn speculation's text when it covers
+/// keep-speculated-ms of new audio, and cancels it otherwise.
+@Suite struct SpeculationsTests {
+    typealias Outcome = Speculations.Outcome
+
+    /// A transcription that answers `text` once `gate` is opened (or at once without one).
+    final class Run: Sendable {
+        let text: String
+        let gate: AsyncStream<Void>
+        let open: AsyncStream<Void>.Continuation
+        let heardKept = Mutex<Speculations.Kept??>(nil)
+
+        init(_ text: String) {
+            self.text = text
+            (gate, open) = AsyncStream<Void>.makeStream()
+        }
+
+        func callAsFunction(_ kept: Speculations.Kept?) async -> Outcome {
+            heardKept.withLock { $0 = .some(kept) }
+            for await _ in gate { break }
+            return .served(Transcription(text: text), by: 0, moves: [], disabled: [])
+        }
+    }
+
+    func waitUntil(_ condition: () -> Bool) async {
+        for _ in 0..<400 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    @Test func aWithdrawnSpeculationLongEnoughRunsOnAndItsTextIsKept() async {
+        let speculations = Speculations()
+        let first = Run("he was not an ill disposed young man")
+        speculations.start(0, samples: 48_000) { await first($0) }
+        speculations.withdraw(0, keepAtLeast: 48_000)
+        #expect(speculations.kept(0) == nil, "not answered yet")
+        first.open.yield(())
+        await waitUntil { speculations.answered(0) }
+        #expect(speculations.kept(0) == .init(text: "he was not an ill disposed young man", samples: 48_000))
+        // The next likely end's transcription gets the kept text.
+        let second = Run("unless to be rather cold hearted")
+        #expect(speculations.start(0, samples: 80_000) { await second($0) })
+        await waitUntil { second.heardKept.withLock { $0 != nil } }
+        #expect(second.heardKept.withLock { $0 } == .some(.init(text: "he was not an ill disposed young man", samples: 48_000)))
+        second.open.yield(())
+        let taken = speculations.take(0)
+        #expect(taken.kept?.samples == 48_000 && taken.started == 2)
+    }
+
+    @Test func aWithdrawnSpeculationTooShortToKeepIsCancelled() async {
+        let speculations = Speculations()
+        let first = Run("he was not")
+        speculations.start(0, samples: 20_000) { await first($0) }
+        speculations.withdraw(0, keepAtLeast: 48_000)
+        first.open.yield(())
+        await waitUntil { speculations.answered(0) }
+        #expect(speculations.kept(0) == nil)
+        let taken = speculations.take(0)
+        #expect(taken.kept == nil && taken.keeping == nil && taken.task == nil)
+    }
+
+    @Test func onlyAudioBeyondTheKeptTextCountsTowardsKeepingMore() async {
+        let speculations = Speculations()
+        let first = Run("one")
+        first.open.yield(())
+        speculations.start(0, samples: 48_000) { await first($0) }
+        await waitUntil { speculations.answered(0) }
+        // Answered before the speaker went on: kept at once.
+        speculations.withdraw(0, keepAtLeast: 48_000)
+        #expect(speculations.kept(0)?.samples == 48_000)
+        // 2 s beyond the kept 3 s: not enough to keep; cancelled.
+        let second = Run("one two")
+        second.open.yield(())
+        speculations.start(0, samples: 80_000) { await second($0) }
+        await waitUntil { speculations.answered(0) }
+        speculations.withdraw(0, keepAtLeast: 48_000)
+        #expect(speculations.kept(0)?.text == "one")
+    }
+
+    @Test func theSegmentsEndWaitsForASpeculationStillRunningToBeKept() async {
+        let speculations = Speculations()
+        let first = Run("he was not an ill disposed young man")
+        speculations.start(0, samples: 48_000) { await first($0) }
+        speculations.withdraw(0, keepAtLeast: 48_000)
+        let taken = speculations.take(0)
+        #expect(taken.task == nil && taken.keeping != nil)
+        first.open.yield(())
+        #expect(await taken.settledKept() == .init(text: "he was not an ill disposed young man", samples: 48_000))
+    }
+
+    /// A short pause first (its transcription cancelled, not yet answered),
+    /// then a long piece's likely end, deferred behind it, withdrawn: the
+    /// long piece starts once the first has answered, and is kept.
+    @Test func aDeferredLikelyEndLongEnoughIsKeptOnceTheOneBeforeAnswers() async {
+        let speculations = Speculations()
+        let short = Run("he was")
+        speculations.start(0, samples: 16_000) { await short($0) }
+        speculations.withdraw(0, keepAtLeast: 32_000)
+        let long = Run("he was not an ill disposed young man")
+        #expect(speculations.start(0, samples: 45_600) { await long($0) } == false, "deferred behind the cancelled one")
+        speculations.withdraw(0, keepAtLeast: 32_000)
+        #expect(long.heardKept.withLock { $0 } == nil, "not started while the first runs")
+        short.open.yield(())
+        await waitUntil { long.heardKept.withLock { $0 != nil } }
+        #expect(long.heardKept.withLock { $0 } == .some(nil), "started, after no kept text")
+        let taken = speculations.take(0)
+        #expect(taken.task == nil && taken.keeping != nil && taken.started == 2)
+        long.open.yield(())
+        #expect(await taken.settledKept() == .init(text: "he was not an ill disposed young man", samples: 45_600))
+    }
+
+    /// The segment ends while a withdrawn long likely end still waits for
+    /// its turn: it is dropped, and the final transcribes the whole.
+    @Test func aLikelyEndStillWaitingToBeKeptWhenTheSegmentEndsIsDropped() async {
+        let speculations = Speculations()
+        let short = Run("he was")
+        speculations.start(0, samples: 16_000) { await short($0) }
+        speculations.withdraw(0, keepAtLeast: 32_000)
+        let long = Run("he was not an ill disposed young man")
+        speculations.start(0, samples: 45_600) { await long($0) }
+        speculations.withdraw(0, keepAtLeast: 32_000)
+        let taken = speculations.take(0)
+        #expect(taken.task == nil && taken.keeping == nil && taken.kept == nil && taken.started == 1)
+        short.open.yield(())
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(long.heardKept.withLock { $0 } == nil, "never started")
+    }
+
+    /// A deferred likely end too short beyond the kept text is dropped on withdrawal.
+    @Test func aDeferredLikelyEndTooShortToKeepIsDroppedOnWithdrawal() async {
+        let speculations = Speculations()
+        let short = Run("he was")
+        speculations.start(0, samples: 16_000) { await short($0) }
+        speculations.withdraw(0, keepAtLeast: 32_000)
+        let next = Run("he was not")
+        speculations.start(0, samples: 30_000) { await next($0) }
+        speculations.withdraw(0, keepAtLeast: 32_000)
+        short.open.yield(())
+        await waitUntil { speculations.answered(0) }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(next.heardKept.withLock { $0 } == nil, "never started")
+        #expect(speculations.take(0).started == 1)
+    }
+
+    /// Whisper ends a piece cut mid-sentence with an ellipsis: a mark of the cut, dropped where the text joins.
+    @Test func aKeptTextsTrailingEllipsisIsDroppedWhereItJoins() {
+        #expect(CloudSTTElement.withoutTrailingEllipsis("unless to be rather...") == "unless to be rather")
+        #expect(CloudSTTElement.withoutTrailingEllipsis("unless to be rather… ") == "unless to be rather")
+        #expect(CloudSTTElement.withoutTrailingEllipsis("He was not an ill-disposed young man.") == "He was not an ill-disposed young man.")
+        #expect(CloudSTTElement.withoutTrailingEllipsis("...") == "")
+    }
+
+    @Test func withoutKeepingEveryWithdrawnSpeculationIsCancelled() async {
+        let speculations = Speculations()
+        let first = Run("he was not an ill disposed young man")
+        speculations.start(0, samples: 480_000) { await first($0) }
+        speculations.withdraw(0)
+        first.open.yield(())
+        await waitUntil { speculations.answered(0) }
+        #expect(speculations.kept(0) == nil)
+    }
+}
