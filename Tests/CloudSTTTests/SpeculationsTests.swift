@@ -92,17 +92,23 @@ import Synchronization
         #expect(await taken.settledKept() == .init(text: "he was not an ill disposed young man", samples: 48_000))
     }
 
-    /// A short pause first (its transcription cancelled, not yet answered),
-    /// then a long piece's likely end, deferred behind it, withdrawn: the
-    /// long piece starts once the first has answered, and is kept.
-    @Test func aDeferredLikelyEndLongEnoughIsKeptOnceTheOneBeforeAnswers() async {
+    /// A short pause first (1 s heard; its transcription cancelled, not
+    /// yet answered), then a later likely end with `samples` heard, deferred
+    /// behind it, both withdrawn with 2 s (at 16 kHz) to keep.
+    func cancelledThenDeferred(_ samples: Int, _ text: String) -> (Speculations, short: Run, later: Run, deferred: Bool) {
         let speculations = Speculations()
-        let short = Run("he was")
+        let short = Run("he was"), later = Run(text)
         speculations.start(0, samples: 16_000) { await short($0) }
         speculations.withdraw(0, keepAtLeast: 32_000)
-        let long = Run("he was not an ill disposed young man")
-        #expect(speculations.start(0, samples: 45_600) { await long($0) } == false, "deferred behind the cancelled one")
+        let started = speculations.start(0, samples: samples) { await later($0) }
         speculations.withdraw(0, keepAtLeast: 32_000)
+        return (speculations, short, later, !started)
+    }
+
+    /// The deferred likely end covers 2.85 s: it starts once the first has answered, to be kept.
+    @Test func aDeferredLikelyEndLongEnoughIsKeptOnceTheOneBeforeAnswers() async {
+        let (speculations, short, long, deferred) = cancelledThenDeferred(45_600, "he was not an ill disposed young man")
+        #expect(deferred, "deferred behind the cancelled one")
         #expect(long.heardKept.withLock { $0 } == nil, "not started while the first runs")
         short.open.yield(())
         await waitUntil { long.heardKept.withLock { $0 != nil } }
@@ -116,13 +122,7 @@ import Synchronization
     /// The segment ends while a withdrawn long likely end still waits for
     /// its turn: it is dropped, and the final transcribes the whole.
     @Test func aLikelyEndStillWaitingToBeKeptWhenTheSegmentEndsIsDropped() async {
-        let speculations = Speculations()
-        let short = Run("he was")
-        speculations.start(0, samples: 16_000) { await short($0) }
-        speculations.withdraw(0, keepAtLeast: 32_000)
-        let long = Run("he was not an ill disposed young man")
-        speculations.start(0, samples: 45_600) { await long($0) }
-        speculations.withdraw(0, keepAtLeast: 32_000)
+        let (speculations, short, long, _) = cancelledThenDeferred(45_600, "he was not an ill disposed young man")
         let taken = speculations.take(0)
         #expect(taken.task == nil && taken.keeping == nil && taken.kept == nil && taken.started == 1)
         short.open.yield(())
@@ -130,15 +130,9 @@ import Synchronization
         #expect(long.heardKept.withLock { $0 } == nil, "never started")
     }
 
-    /// A deferred likely end too short beyond the kept text is dropped on withdrawal.
+    /// A deferred likely end under 2 s beyond the kept text is dropped on withdrawal.
     @Test func aDeferredLikelyEndTooShortToKeepIsDroppedOnWithdrawal() async {
-        let speculations = Speculations()
-        let short = Run("he was")
-        speculations.start(0, samples: 16_000) { await short($0) }
-        speculations.withdraw(0, keepAtLeast: 32_000)
-        let next = Run("he was not")
-        speculations.start(0, samples: 30_000) { await next($0) }
-        speculations.withdraw(0, keepAtLeast: 32_000)
+        let (speculations, short, next, _) = cancelledThenDeferred(30_000, "he was not")
         short.open.yield(())
         await waitUntil { speculations.answered(0) }
         try? await Task.sleep(for: .milliseconds(50))
