@@ -30,6 +30,7 @@ import whisper_worker  # noqa: E402  the worker's own window rule
 
 FULL = transcribe_module.pad_or_trim
 BEAM = 5  # the worker's default (--beam-size); --beam sets it
+TEMPERATURES = None  # faster-whisper's fallback (0, 0.2, ..., 1); --temperatures sets it
 
 
 def load(path):
@@ -86,6 +87,8 @@ def run(model, audio, window, bounded=False, timestamps=True, prompt=None, word_
     duration = len(audio) / 16000
     # bounded: the worker's token budget (whisper_worker.token_budget) as well.
     budget = {"max_new_tokens": whisper_worker.token_budget(duration)} if bounded else {}
+    if TEMPERATURES is not None:
+        budget["temperature"] = TEMPERATURES
     segments, _ = model.transcribe(audio, beam_size=BEAM, language="en", vad_filter=False,
                                    without_timestamps=not timestamps, initial_prompt=prompt or None,
                                    word_timestamps=word_times is not None, **budget)
@@ -101,10 +104,14 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--windows", default="", help="comma-separated names' first words to run (default: all), e.g. 30,Parley")
     parser.add_argument("--beam", type=int, default=5, help="beam size (the worker's default is 5)")
+    parser.add_argument("--temperatures", default="",
+                        help="comma-separated decoding temperatures, the first tried first (default: faster-whisper's fallback 0,0.2,...,1); 0 = no fallback")
     parser.add_argument("--model", default=os.path.expanduser("~/.local/share/parley/whisper-base/model"))
     arguments = parser.parse_args()
-    global BEAM
+    global BEAM, TEMPERATURES
     BEAM = arguments.beam
+    if arguments.temperatures:
+        TEMPERATURES = [float(t) for t in arguments.temperatures.split(",")]
     model = WhisperModel(arguments.model, device="cpu", compute_type="int8", cpu_threads=0, num_workers=1,
                          local_files_only=True)
     def margin(frames):
