@@ -159,10 +159,19 @@ public struct SessionText: Codable, Sendable, Equatable {
 public struct SessionSpeculation: Codable, Sendable, Equatable {
     public var requests: Int
     public var used: Bool
+    /// How much of the segment's start (ms) the transcript took from a
+    /// withdrawn speculation's kept text (cloudstt keep-speculated-ms); nil when none.
+    public var keptMs: Int?
 
-    public init(requests: Int, used: Bool) {
+    enum CodingKeys: String, CodingKey {
+        case requests, used
+        case keptMs = "kept-ms"
+    }
+
+    public init(requests: Int, used: Bool, keptMs: Int? = nil) {
         self.requests = requests
         self.used = used
+        self.keptMs = keptMs
     }
 }
 

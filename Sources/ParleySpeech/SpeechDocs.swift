@@ -44,6 +44,8 @@ public enum SpeechDocs {
               onlyWhen: "a transcript was speculated"),
         Field("speculation-used", .boolean, "Whether the transcript is the last of them, begun before the silence confirmed the end",
               onlyWhen: "a transcript was speculated"),
+        Field("speculation-kept-ms", .uint64, "How much of the segment's start (ms) the transcript took from withdrawn speculations' kept text (cloudstt keep-speculated-ms) instead of transcribing it again",
+              onlyWhen: "a withdrawn speculation's text was kept"),
         Field("stamp-speech-end, stamp-segment-emitted, stamp-request-sent, stamp-first-byte, stamp-result-complete, stamp-first-audio-out", .uint64,
               "CLOCK_MONOTONIC instants (ns) the stages set: speech end, segment emitted, request sent, first byte, result complete, first audio out", onlyWhen: "the stage has stamped"),
     ])

@@ -32,6 +32,10 @@ public struct SpeechMeta: Sendable, Equatable {
     /// Whether the transcript is the last of those, begun before the silence
     /// confirmed the end.
     public var speculationUsed = false
+    /// How much of the segment's start (ms) the transcript took from text
+    /// kept from withdrawn speculations (cloudstt keep-speculated-ms)
+    /// instead of transcribing it again; 0 when none was kept.
+    public var speculationKeptMs: UInt32 = 0
     /// The first segment of a text joined from several (streamtranslator's
     /// sentence assembly, `max-hold-ms`): this result stands for segments
     /// `firstSegmentID...segmentID`. nil for a result of its own segment.
@@ -72,6 +76,7 @@ extension SpeechMeta: CustomMeta {
             fields.append(("speculative-requests", .uint64(UInt64(speculativeRequests))))
             fields.append(("speculation-used", .bool(speculationUsed)))
         }
+        if speculationKeptMs > 0 { fields.append(("speculation-kept-ms", .uint64(UInt64(speculationKeptMs)))) }
         for stage in LatencyStamp.allCases {
             if let time = stamps[stage] { fields.append((Self.stampField(stage), .uint64(time))) }
         }
@@ -99,6 +104,7 @@ extension SpeechMeta: CustomMeta {
         firstSegmentID = time("first-segment-id")
         speculativeRequests = UInt32(clamping: time("speculative-requests") ?? 0)
         if case .bool(let used)? = fields["speculation-used"] { speculationUsed = used }
+        speculationKeptMs = UInt32(clamping: time("speculation-kept-ms") ?? 0)
     }
 
     /// The field of a latency stamp: `stamp-` and the stamp's name (`stamp-first-byte`).

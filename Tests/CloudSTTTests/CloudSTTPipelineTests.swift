@@ -114,8 +114,10 @@ import Testing
     /// segment ends (SpeculationsTests covers that path).
     @Test func aLongWithdrawnSpeculationsTextIsKeptAndTheFinalHearsOnlyTheRest() async throws {
         let recording = try SpeechFixtures.threeSentencesReadOn(in: scratch)
+        let session = scratch.appendingPathComponent("kept-session")
         let (results, events) = try await transcripts("""
-            recordingsrc location=\(recording.path) ! vadsegmenter likely-end-ms=250 ! cloudstt keep-speculated-ms=2000 ! fakesink
+            recordingsrc location=\(recording.path) ! vadsegmenter likely-end-ms=250 ! cloudstt keep-speculated-ms=2000
+              ! session.transcript_%u sessionrecorder name=session location=\(session.path)
             """)
         #expect(results.count == 1, "\(results.map(\.text))")
         let text = results.first?.text.lowercased() ?? ""
@@ -135,6 +137,9 @@ import Testing
             }
         }
         #expect(kept.count == 1 && (kept.first ?? 0) >= 2000, "the final took at least the first sentence's text: \(kept); \(said)")
+        // The session log says so too, from the transcript's speech meta.
+        let recorded = SessionFolder(url: session).records.map(\.speculation)
+        #expect(recorded.count == 1 && recorded.first??.keptMs == kept.first.map { Int($0.rounded()) }, "\(recorded)")
     }
 
     @Test func tooShortSegmentsAreSkippedWithAWarningAndCounted() async throws {

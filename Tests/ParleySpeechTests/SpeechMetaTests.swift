@@ -13,6 +13,7 @@ import Testing
         meta.detail = "why"
         meta.speculativeRequests = 2
         meta.speculationUsed = true
+        meta.speculationKeptMs = 7930
         let fields = meta.metaFields
         #expect(fields["status"] == .string("partial"))
         #expect(fields["speculation-used"] == .bool(true))
@@ -26,7 +27,8 @@ import Testing
         meta.provider = String(repeating: "é", count: 40)  // 80 bytes
         let fields = meta.metaFields
         #expect(fields["speech-end"] == nil)
-        #expect(fields["speculative-requests"] == nil && fields["speculation-used"] == nil, "nothing speculated, no fields")
+        #expect(fields["speculative-requests"] == nil && fields["speculation-used"] == nil && fields["speculation-kept-ms"] == nil,
+                "nothing speculated, no fields")
         let back = try #require(SpeechMeta(metaFields: fields))
         #expect(back.speechEndAudioTime == Gst.clockTimeNone)
         #expect(back.provider == String(repeating: "é", count: 31), "63 bytes at most, cut between characters")

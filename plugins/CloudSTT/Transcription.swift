@@ -150,6 +150,7 @@ extension CloudSTTElement {
             guard var meta = buffer.speechMeta else { continue }
             meta.speculativeRequests = UInt32(clamping: started)
             meta.speculationUsed = used
+            meta.speculationKeptMs = keptMs.map { UInt32(clamping: Int($0.rounded())) } ?? 0
             buffer.setSpeechMeta(meta)
         }
         return output

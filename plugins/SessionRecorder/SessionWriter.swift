@@ -154,7 +154,8 @@ final class SessionWriter: @unchecked Sendable {
             }
             entry.record.source = result
             if meta.speculativeRequests > 0 {
-                entry.record.speculation = SessionSpeculation(requests: Int(meta.speculativeRequests), used: meta.speculationUsed)
+                entry.record.speculation = SessionSpeculation(requests: Int(meta.speculativeRequests), used: meta.speculationUsed,
+                                                              keptMs: meta.speculationKeptMs > 0 ? Int(meta.speculationKeptMs) : nil)
             }
             if let end = meta.stamps[.speechEnd], let complete = meta.stamps[.resultComplete], complete > end {
                 entry.record.latencyMs["transcript-ms"] = Double(complete - end) / 1e6
