@@ -27,9 +27,9 @@ and ...; an abbreviation's dot counts in both: a cut inside a sentence
 may end it there, which WER does not see and a translator does), and the
 median and slowest time of the whole clip against the last piece alone
 (the final's own work when the pieces before were done during the
-speech); each clip's cuts and texts go to stderr. `--back` and
-`--overlap` try two ways of hearing the words at a cut again (both
-rejected: worse WER). Results:
+speech); each clip's cuts and texts go to stderr. `--back`,
+`--overlap` and `--sentences` try three ways of hearing the words at a
+cut again (all rejected: no better WER). Results:
 benchmarks/stt/window.md, "Keeping a withdrawn speculation's text".
 """
 import argparse
@@ -89,6 +89,12 @@ def timed(model, samples, runs, prompt=None):
     return results[0][0], statistics.median(elapsed for _, elapsed in results)
 
 
+def ends_sentence(text):
+    """Whether `text` ends a sentence: ., ? or ! last, not Whisper's "..." of a cut."""
+    text = text.rstrip()
+    return text.endswith((".", "?", "!")) and not text.endswith(("...", "…"))
+
+
 def back_off(model, piece, prompt, back):
     """The piece's words that end `back` seconds or more before its end, and
     where the last of them ends (s): the piece's last words, heard up to a
@@ -123,6 +129,8 @@ def main():
     parser.add_argument("--min-piece", type=float, default=1.0, help="seconds: shorter pieces join the next")
     parser.add_argument("--overlap", type=float, default=0.0,
                         help="seconds: each piece after the first also hears this much audio before it, its words dropped")
+    parser.add_argument("--sentences", action="store_true",
+                        help="keep a piece's text only when it ends a sentence; else the next piece starts where it did")
     parser.add_argument("--back", type=float, default=0.0,
                         help="seconds: keep only a piece's words that end this long before its cut; the next piece starts after the last")
     parser.add_argument("--model", default=os.path.expanduser("~/.local/share/parley/whisper-base/model"))
@@ -152,6 +160,8 @@ def main():
                 if arguments.overlap > 0 and start > 0:
                     text, last_time = overlapped(model, samples, start, end, " ".join(t for t in texts if t),
                                                  arguments.overlap, arguments.runs)
+                if arguments.sentences and end < bounds[-1] and not ends_sentence(text):
+                    continue  # not kept: the next piece hears this one's audio again
                 if arguments.back > 0 and end < bounds[-1]:
                     text, kept_to = back_off(model, piece, " ".join(t for t in texts if t), arguments.back)
                     start += kept_to
@@ -164,7 +174,7 @@ def main():
             stops["whole"] += sentence_ends(whole)
             stops["pieces"] += sentence_ends(" ".join(texts))
             total += len(reference_words)
-            pieces += len(bounds) - 1
+            pieces += len(texts)
             whole_times.append(whole_time)
             last_times.append(last_time)
             print(f"  {os.path.basename(path)}: cuts {', '.join(f'{c:.2f}' for c in found)} s of {bounds[-1]:.2f}; "
