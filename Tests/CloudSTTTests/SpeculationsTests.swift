@@ -148,6 +148,15 @@ import Synchronization
         #expect(CloudSTTElement.withoutTrailingEllipsis("...") == "")
     }
 
+    /// A prompt takes only a long kept text's last words (Whisper reads its last 224 tokens).
+    @Test func aLongKeptTextPromptsWithItsLastWordsOnly() {
+        let text = Array(repeating: "press one to mute", count: 100).joined(separator: " ")
+        let tail = CloudSTTElement.promptTail(text)
+        #expect(tail.count <= 900 && tail.count > 850, "\(tail.count) characters")
+        #expect(text.hasSuffix(" " + tail), "cut at a word: \(tail.prefix(20))")
+        #expect(CloudSTTElement.promptTail("he was not") == "he was not")
+    }
+
     @Test func withoutKeepingEveryWithdrawnSpeculationIsCancelled() async {
         let speculations = Speculations()
         let first = Run("he was not an ill disposed young man")

@@ -83,7 +83,7 @@ extension CloudSTTElement {
         let keptText = kept.map { Self.withoutTrailingEllipsis($0.text) } ?? ""
         if let kept {
             request.samples = Array(segment.samples[kept.samples...])
-            request.prompt = [request.prompt, keptText].filter { !$0.isEmpty }.joined(separator: " ")
+            request.prompt = [request.prompt, Self.promptTail(keptText)].filter { !$0.isEmpty }.joined(separator: " ")
         }
         let outcome = await transcribers.chain.run { index -> FallbackChain.Attempt<Transcription> in
             do throws(ProviderFailure) {
@@ -95,6 +95,17 @@ extension CloudSTTElement {
         guard kept != nil, case .served(var transcription, let index, let moves, let disabled) = outcome else { return outcome }
         transcription.text = [keptText, transcription.text].filter { !$0.isEmpty }.joined(separator: " ")
         return .served(transcription, by: index, moves: moves, disabled: disabled)
+    }
+
+    /// The end of a kept text a prompt takes: Whisper reads only a prompt's
+    /// last 224 tokens (OpenAI's and faster-whisper's limit, ~900 characters
+    /// of English), so a long segment's kept text is not sent whole each
+    /// time; cut at a word.
+    static func promptTail(_ text: String, limit: Int = 900) -> String {
+        guard text.count > limit else { return text }
+        let tail = text.suffix(limit)
+        guard let space = tail.firstIndex(of: " ") else { return String(tail) }
+        return String(tail[tail.index(after: space)...])
     }
 
     /// `text` without a trailing "..." or "…".
