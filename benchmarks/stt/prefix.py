@@ -27,9 +27,7 @@ and ...; an abbreviation's dot counts in both: a cut inside a sentence
 may end it there, which WER does not see and a translator does), and the
 median and slowest time of the whole clip against the last piece alone
 (the final's own work when the pieces before were done during the
-speech); each clip's cuts and texts go to stderr. `--back`,
-`--overlap` and `--sentences` try three ways of hearing the words at a
-cut again (all rejected: no better WER). Results:
+speech); each clip's cuts and texts go to stderr. Results:
 benchmarks/stt/window.md, "Keeping a withdrawn speculation's text".
 """
 import argparse
@@ -39,7 +37,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import wave
 
 import numpy as np
@@ -89,50 +86,11 @@ def timed(model, samples, runs, prompt=None):
     return results[0][0], statistics.median(elapsed for _, elapsed in results)
 
 
-def ends_sentence(text):
-    """Whether `text` ends a sentence: ., ? or ! last, not Whisper's "..." of a cut."""
-    text = text.rstrip()
-    return text.endswith((".", "?", "!")) and not text.endswith(("...", "…"))
-
-
-def back_off(model, piece, prompt, back):
-    """The piece's words that end `back` seconds or more before its end, and
-    where the last of them ends (s): the piece's last words, heard up to a
-    cut, are left to the next piece, which hears them whole."""
-    times = []
-    run(model, piece, whisper_worker.window(FULL), bounded=True, prompt=prompt or None, word_times=times)
-    limit = len(piece) / 16000 - back
-    kept = [(word, end) for word, _, end in times if end <= limit]
-    if not kept:
-        return "", 0.0
-    return "".join(word for word, _ in kept).strip(), kept[-1][1]
-
-
-def overlapped(model, samples, start, end, prompt, overlap, runs):
-    """The piece from `start` to `end` (s) transcribed with `overlap` seconds
-    of the audio before it, whose words (those centred in it) are dropped:
-    the piece's first word is heard with what led into it. (text, seconds)."""
-    audio = samples[int(max(0.0, start - overlap) * 16000):int(end * 16000)]
-    lead = min(overlap, start)
-    run(model, audio, whisper_worker.window(FULL), bounded=True, prompt=prompt or None)  # warm
-    times = []
-    started = time.monotonic()
-    run(model, audio, whisper_worker.window(FULL), bounded=True, prompt=prompt or None, word_times=times)
-    elapsed = time.monotonic() - started
-    return "".join(word for word, first, last in times if (first + last) / 2 >= lead).strip(), elapsed
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bench", required=True, help="parley-bench, for vadsegmenter's decisions")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--min-piece", type=float, default=1.0, help="seconds: shorter pieces join the next")
-    parser.add_argument("--overlap", type=float, default=0.0,
-                        help="seconds: each piece after the first also hears this much audio before it, its words dropped")
-    parser.add_argument("--sentences", action="store_true",
-                        help="keep a piece's text only when it ends a sentence; else the next piece starts where it did")
-    parser.add_argument("--back", type=float, default=0.0,
-                        help="seconds: keep only a piece's words that end this long before its cut; the next piece starts after the last")
     parser.add_argument("--model", default=os.path.expanduser("~/.local/share/parley/whisper-base/model"))
     arguments = parser.parse_args()
     model = WhisperModel(arguments.model, device="cpu", compute_type="int8", cpu_threads=0, num_workers=1,
@@ -153,20 +111,10 @@ def main():
             cut_clips += 1
             bounds = [0.0] + found + [len(samples) / 16000]
             whole, whole_time = timed(model, samples, arguments.runs)
-            texts, last_time, start = [], 0.0, 0.0
-            for end in bounds[1:]:
+            texts, last_time = [], 0.0
+            for start, end in zip(bounds, bounds[1:]):
                 piece = samples[int(start * 16000):int(end * 16000)]
-                text, last_time = timed(model, piece, arguments.runs, prompt=" ".join(t for t in texts if t))
-                if arguments.overlap > 0 and start > 0:
-                    text, last_time = overlapped(model, samples, start, end, " ".join(t for t in texts if t),
-                                                 arguments.overlap, arguments.runs)
-                if arguments.sentences and end < bounds[-1] and not ends_sentence(text):
-                    continue  # not kept: the next piece hears this one's audio again
-                if arguments.back > 0 and end < bounds[-1]:
-                    text, kept_to = back_off(model, piece, " ".join(t for t in texts if t), arguments.back)
-                    start += kept_to
-                else:
-                    start = end
+                text, last_time = timed(model, piece, arguments.runs, prompt=" ".join(texts))
                 texts.append(text)
             reference_words = words(reference)
             errors["whole"] += edit_distance(reference_words, words(whole))
@@ -174,7 +122,7 @@ def main():
             stops["whole"] += sentence_ends(whole)
             stops["pieces"] += sentence_ends(" ".join(texts))
             total += len(reference_words)
-            pieces += len(texts)
+            pieces += len(bounds) - 1
             whole_times.append(whole_time)
             last_times.append(last_time)
             print(f"  {os.path.basename(path)}: cuts {', '.join(f'{c:.2f}' for c in found)} s of {bounds[-1]:.2f}; "

@@ -77,26 +77,23 @@ def corpora():
     return {"LibriVox": read, "Asterisk en": prompts[::4]}
 
 
-def run(model, audio, window, bounded=False, timestamps=True, prompt=None, word_times=None):
+def run(model, audio, window, bounded=False, timestamps=True, prompt=None):
     """`audio` transcribed as the worker would with `window` (None: 30 s),
     bounded by its token budget, with `prompt` as Whisper's initial prompt:
-    (text, seconds). With a list as `word_times`, each word read is
-    appended to it as (word, start, end) in seconds."""
+    (text, seconds)."""
     transcribe_module.pad_or_trim = FULL if window is None else window
     started = time.monotonic()
     duration = len(audio) / 16000
     # bounded: the worker's token budget (whisper_worker.token_budget) as well.
-    budget = {"max_new_tokens": whisper_worker.token_budget(duration)} if bounded else {}
+    options = {"max_new_tokens": whisper_worker.token_budget(duration)} if bounded else {}
     if TEMPERATURES is not None:
-        budget["temperature"] = TEMPERATURES
+        options["temperature"] = TEMPERATURES
     segments, _ = model.transcribe(audio, beam_size=BEAM, language="en", vad_filter=False,
-                                   without_timestamps=not timestamps, initial_prompt=prompt or None,
-                                   word_timestamps=word_times is not None, **budget)
+                                   without_timestamps=not timestamps, initial_prompt=prompt or None, **options)
     # As the worker reads them: nothing timed after the audio (whisper_worker.TAIL_SECONDS).
-    kept = [segment for segment in segments if window is None or segment.start < duration - whisper_worker.TAIL_SECONDS]
-    if word_times is not None:
-        word_times.extend((word.word, word.start, word.end) for segment in kept for word in segment.words or [])
-    return " ".join(segment.text.strip() for segment in kept), time.monotonic() - started
+    text = " ".join(segment.text.strip() for segment in segments
+                    if window is None or segment.start < duration - whisper_worker.TAIL_SECONDS)
+    return text, time.monotonic() - started
 
 
 def main():

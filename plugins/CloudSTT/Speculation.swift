@@ -58,6 +58,20 @@ final class Speculations: Sendable {
     struct Kept: Sendable, Equatable {
         var text: String
         var samples: Int
+
+        /// What a transcription of the segment's first `samples` said, if it was served any words.
+        init?(_ outcome: Outcome, samples: Int) {
+            guard case .served(let transcription, _, _, _) = outcome, !transcription.text.isEmpty else { return nil }
+            self.init(text: transcription.text, samples: samples)
+        }
+
+        init(text: String, samples: Int) {
+            self.text = text
+            self.samples = samples
+        }
+
+        /// This, if `segment` goes on after it (else a transcription has nothing left to hear).
+        func ifAudioFollows(in segment: SpeechSegment) -> Kept? { samples < segment.samples.count ? self : nil }
     }
 
     /// A withdrawn speculation left to run, whose text is kept when it answers.
@@ -69,8 +83,7 @@ final class Speculations: Sendable {
 
         /// What is kept once it answered: its text if it was served, else `before`.
         func settled(after before: Kept?) async -> Kept? {
-            guard case .served(let transcription, _, _, _) = await task.value, !transcription.text.isEmpty else { return before }
-            return Kept(text: transcription.text, samples: samples)
+            Kept(await task.value, samples: samples) ?? before
         }
     }
 
@@ -183,10 +196,7 @@ final class Speculations: Sendable {
     /// was withdrawn to be kept, its text is kept now; else what it said is
     /// remembered, for a withdrawal that comes after its answer.
     private func settle(_ id: UInt64, generation: Int, samples: Int, _ outcome: Outcome) {
-        var said: Kept?
-        if case .served(let transcription, _, _, _) = outcome, !transcription.text.isEmpty {
-            said = Kept(text: transcription.text, samples: samples)
-        }
+        let said = Kept(outcome, samples: samples)
         entries.withLock { entries in
             guard var entry = entries[id] else { return }
             if entry.keeping?.generation == generation {

@@ -51,7 +51,7 @@ extension CloudSTTElement {
             }
         }
         let output = result(of: outcome, for: segment, meta: meta, settings: current, transcribers: transcribers)
-        let keptMs = kept.flatMap { $0.samples < segment.samples.count ? Double($0.samples) * 1000 / Double(max(1, segment.rate)) : nil }
+        let keptMs = kept?.ifAudioFollows(in: segment).map { Double($0.samples) * 1000 / Double(max(1, segment.rate)) }
         return Self.withSpeculation(output, started: speculation.started, used: speculation.task != nil, keptMs: keptMs)
     }
 
@@ -76,8 +76,7 @@ extension CloudSTTElement {
     func transcribe(_ segment: SpeechSegment, after kept: Speculations.Kept? = nil, settings: Settings, transcribers: Transcribers,
                     onPartial: (@Sendable (String) -> Void)?) async -> FallbackChain.Outcome<Transcription> {
         var request = request(for: segment, settings: settings)
-        // Only text kept for less than the whole segment: there is audio after it.
-        let kept = kept.flatMap { $0.samples < segment.samples.count ? $0 : nil }
+        let kept = kept?.ifAudioFollows(in: segment)
         // Whisper marks a piece cut mid-sentence with an ellipsis: a mark of
         // the cut, not of the speech, so it neither prompts nor joins.
         let keptText = kept.map { Self.withoutTrailingEllipsis($0.text) } ?? ""
