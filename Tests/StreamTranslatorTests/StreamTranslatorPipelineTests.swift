@@ -152,7 +152,10 @@ import Testing
             options: "provider=compatible base-url=\(server.url)/v1 source-language=en target-language=es max-in-flight=3")
         #expect(error == nil && warnings.isEmpty, "\(String(describing: error)) \(warnings)")
         #expect(results.map(\.segmentID) == [0, 1, 2] && results.allSatisfy { $0.status == .final })
-        #expect(results.count == 3 && results[1].text == results[0].text && results[1].provider == "cache", "\(results)")
+        // Either "Good morning." may lead (with three in flight their work
+        // starts in either order); the other waits and is answered from the cache.
+        #expect(results.count == 3 && results[1].text == results[0].text
+                && results.prefix(2).filter { $0.provider == "cache" }.count == 1, "\(results)")
         let sent = server.requests.map { String(decoding: $0.body, as: UTF8.self) }
         #expect(sent.count == 2, "\(sent)")
         #expect(sent.filter { $0.contains("Good morning.") }.count == 1, "\(sent)")
