@@ -129,12 +129,17 @@ import Testing
         let child = try ChildProcess(executable: TestSupport.parleyExecutable,
                                      arguments: ["run", file.path, "--quiet", "--set", "SESSION=\(session.path)"])
         let log = session.appendingPathComponent("session.jsonl")
-        var waited = 0
-        while waited < 600, ((try? Data(contentsOf: log))?.count ?? 0) == 0 {
-            try await Task.sleep(for: .milliseconds(50))
-            waited += 1
+        // Watched on a thread of its own: on Swift's pool, with the rest of
+        // the suite running beside it, the wake-up can come seconds late
+        // (the whole run recorded before the kill, in a fresh-clone CI).
+        await onThread {
+            var waited = 0
+            while waited < 600, ((try? Data(contentsOf: log))?.count ?? 0) == 0 {
+                usleep(50_000)
+                waited += 1
+            }
+            kill(child.pid, SIGKILL)
         }
-        kill(child.pid, SIGKILL)
         await onThread { child.terminate() }
         let recorded = SessionFolder(url: session)
         #expect(recorded.records.count >= 1 && recorded.records.count < 3, "killed mid-way: \(recorded.records.count) segments")
